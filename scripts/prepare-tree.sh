@@ -1,0 +1,49 @@
+#!/bin/bash
+# Make $TREE a git copy of the pristine source with patches/series applied
+# by `git am`.  Only files that differ are rewritten, so builds stay
+# incremental; nothing happens when the series is unchanged.
+# Usage: prepare-tree.sh [TREE [N]]   (N: apply only the first N patches)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tree=${1:-$TREE}
+limit=${2:-}
+"$TOP/scripts/get-source.sh"
+
+git_t() {
+	git -C "$tree" -c user.name=hugetlb-lu -c user.email=hugetlb-lu@localhost \
+		-c advice.detachedHead=false "$@"
+}
+
+if ! git_t rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1 ||
+	[ "$(cat "$tree/.git/hlu-source" 2>/dev/null)" != "$(cat "$PRISTINE/.hlu-source")" ]; then
+	say "creating git tree $tree"
+	rm -rf "$tree"
+	cp -a "$PRISTINE" "$tree"
+	git_t init -q
+	# Debian's .gitignore ignores every top-level entry: add by force.
+	git_t add -A -f .
+	git_t commit -q -m "Linux $UPSTREAM ($(cat "$PRISTINE/.hlu-source"))"
+	git_t tag pristine
+	cp "$PRISTINE/.hlu-source" "$tree/.git/hlu-source"
+fi
+
+mapfile -t series < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/patches/series" || true)
+[ -z "$limit" ] || series=("${series[@]:0:$limit}")
+want=$( (echo "$limit"; for p in "${series[@]}"; do cat "$TOP/patches/$p"; done) | sha256sum)
+[ "$(cat "$tree/.git/hlu-series" 2>/dev/null)" = "$want" ] &&
+	[ -z "$(git_t status --porcelain)" ] && exit 0
+
+say "applying ${#series[@]} patch(es) to $tree"
+rm -f "$tree/.git/hlu-series"
+git_t am --abort >/dev/null 2>&1 || true
+git_t checkout -q --detach pristine
+git_t reset -q --hard pristine
+git_t clean -q -fdx
+for p in "${series[@]}"; do
+	git_t am -q "$TOP/patches/$p" || {
+		git_t am --abort || true
+		die "patch $p does not apply"
+	}
+done
+echo "$want" > "$tree/.git/hlu-series"
