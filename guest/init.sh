@@ -1,0 +1,64 @@
+#!/bin/sh
+# /init of the test initramfs (busybox sh).  The kernel command line drives it:
+#   hlu.run=PROG:N[,PROG:N...]  programs in /bin to run; PROG runs in stages
+#                               1..N ("PROG --stage K"; with N=1, "PROG" alone)
+#   hlu.stage=K                 this boot's stage, 1 if absent
+# After each stage but the last, init kexecs (kexec_file_load, so KHO hands
+# the preserved state over) into /boot/bzImage with hlu.stage=K+1, passing its
+# own initramfs on (the kernel must be booted with retain_initrd).  Lines that
+# start with "HLU:" are the protocol the host harness reads.
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+exec </dev/console >/dev/console 2>&1
+
+arg() {
+	tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1
+}
+
+halt_vm() {
+	echo "HLU: halt uptime=$(cut -d' ' -f1 /proc/uptime)"
+	sync
+	reboot -f
+	sleep 10
+}
+
+stage=$(arg hlu.stage)
+stage=${stage:-1}
+run=$(arg hlu.run | tr , ' ')
+echo "HLU: stage $stage begin kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
+[ -e /dev/liveupdate ] || echo "HLU: note: no /dev/liveupdate (liveupdate=on missing or KHO disabled)"
+
+last=1
+for t in $run; do
+	prog=${t%%:*}
+	n=${t##*:}
+	[ "$n" -gt "$last" ] && last=$n
+	[ "$stage" -le "$n" ] || continue
+	echo "HLU: run stage=$stage prog=$prog"
+	if [ "$n" -eq 1 ]; then
+		"/bin/$prog"
+	else
+		"/bin/$prog" --stage "$stage"
+	fi
+	echo "HLU: result stage=$stage prog=$prog rc=$?"
+done
+echo "HLU: stage $stage end uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+if [ "$stage" -ge "$last" ]; then
+	echo "HLU: done"
+	halt_vm
+fi
+next=$((stage + 1))
+if ! cat /sys/firmware/initrd > /tmp/initrd; then
+	echo "HLU: error: no /sys/firmware/initrd (boot with retain_initrd)"
+	halt_vm
+fi
+cmdline="$(sed 's/ *hlu\.stage=[0-9]*//' /proc/cmdline) hlu.stage=$next"
+echo "HLU: kexec stage=$next"
+kexec-load -e -c "$cmdline" /boot/bzImage /tmp/initrd
+echo "HLU: error: kexec into stage $next failed"
+halt_vm

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Pack the test initramfs: busybox-static, the guest programs, /init and the
+# kernel that stage 1 kexecs into.
+# Usage: mkinitramfs.sh BZIMAGE BIN_DIR OUT.cpio.gz
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+bz=$1 bin=$2 out=$3
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,boot}
+cp /bin/busybox "$root/bin/busybox"
+for a in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+cp "$bin"/* "$root/bin/"
+install -m 755 "$TOP/guest/init.sh" "$root/init"
+cp "$bz" "$root/boot/bzImage"
+mknod -m 600 "$root/dev/console" c 5 1
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out.tmp"
+mv "$out.tmp" "$out"

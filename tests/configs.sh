@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # CFG_* are read by tests/run.sh
+# Kernel configs the suite runs on.  Per config: the kernel image, guest
+# memory in GiB (a boot may ask for more), extra kernel arguments and the
+# timeout of one stage in seconds.
+
+config_image() {
+	case $1 in
+	fast) echo "$BUILD/bzImage" ;;
+	*) echo "$BUILD/bzImage-$1" ;;
+	esac
+}
+
+config_load() {
+	case $1 in
+	fast)
+		CFG_MEM=2
+		CFG_ARGS=""
+		CFG_TIMEOUT=120
+		;;
+	debug)
+		# KASAN's shadow makes the default KHO scratch size unreservable;
+		# with less lowmem scratch the kexec'd kernel fails early.
+		CFG_MEM=4
+		CFG_ARGS="kho_scratch=256M,512M,256M page_poison=1"
+		CFG_ARGS+=" sysctl.kernel.hung_task_timeout_secs=60"
+		CFG_TIMEOUT=600
+		;;
+	*)
+		echo "unknown kernel config '$1'" >&2
+		return 1
+		;;
+	esac
+}

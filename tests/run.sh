@@ -1,0 +1,62 @@
+#!/bin/bash
+# Run the suite (tests/suite.sh) on the given kernel configs and print one
+# line per test (a test is one program on one kernel config), then
+# "N passed, N failed[, N skipped]".  Needs the kernels and guest programs
+# built (make kernel kernel-debug guest).
+# Usage: run.sh CONFIG...    env ONLY=BOOT_NAME runs one boot line only.
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+. "$TOP/tests/configs.sh"
+
+passed=0 failed=0 skipped=0
+cfg=""
+
+boot() {
+	local name=$1 mem=$CFG_MEM args=$CFG_ARGS qargs="" o log line
+	local prog status reason
+	shift
+	OPTIND=1
+	while getopts "m:a:q:" o; do
+		case $o in
+		m) [ "$OPTARG" -gt "$mem" ] && mem=$OPTARG ;;
+		a) args+=" $OPTARG" ;;
+		q) qargs=$OPTARG ;;
+		*) die "suite: bad option in boot $name" ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ -z "${ONLY:-}" ] || [ "$ONLY" = "$name" ] || return 0
+	log=$LOGS/$cfg/$name.log
+	while read -r prog status reason; do
+		if [ "$status" = skip ] && ! grep -qx "$prog" <(sed 's/[[:space:]]*#.*//' "$TOP/tests/skips/$cfg"); then
+			status=fail
+			reason="skip not allowed on $cfg: $reason"
+		fi
+		case $status in
+		pass) passed=$((passed + 1)) ;;
+		skip) skipped=$((skipped + 1)) ;;
+		*) failed=$((failed + 1)) ;;
+		esac
+		line=$(printf '%-4s %-6s %-24s' "${status^^}" "$cfg" "$prog")
+		[ -z "$reason" ] || line+=" $reason"
+		[ "$status" = pass ] || line+="  [log: ${log#"$TOP"/}]"
+		echo "$line"
+	done < <("$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" -a "$args" \
+		-q "$qargs" "$(config_image "$cfg")" "$BUILD/initramfs-$cfg.cpio.gz" \
+		"$log" "$@")
+}
+
+for cfg in "$@"; do
+	config_load "$cfg"
+	[ -f "$(config_image "$cfg")" ] || die "no kernel for '$cfg': run make first"
+	"$TOP/scripts/mkinitramfs.sh" "$(config_image "$cfg")" "$BUILD/guest/bin" \
+		"$BUILD/initramfs-$cfg.cpio.gz"
+	rm -rf "${LOGS:?}/$cfg"
+	# shellcheck source=tests/suite.sh
+	. "$TOP/tests/suite.sh"
+done
+
+summary="$passed passed, $failed failed"
+[ "$skipped" = 0 ] || summary+=", $skipped skipped"
+echo "$summary"
+[ "$failed" = 0 ]

@@ -1,0 +1,9 @@
+# shellcheck shell=bash
+# The test suite, read by tests/run.sh: one `boot` line per VM boot, run on
+# every kernel config.  Programs in one boot share its stages and kexecs.
+#   boot NAME [-m GiB] [-a KERNEL_ARGS] [-q QEMU_ARGS] PROG:STAGES...
+
+# Upstream LUO selftests (regression guard): the non-kexec API test and the
+# four two-stage kexec tests, in one kexec round trip.
+boot luo liveupdate:1 luo_kexec_simple:2 luo_multi_session:2 \
+	luo_stress_sessions:2 luo_stress_files:2

@@ -1,0 +1,94 @@
+#!/bin/bash
+# Boot one test VM in QEMU (TCG) and let it run its stages, chained by kexec
+# (see guest/init.sh), then judge every program from the serial log.
+#
+# Usage: vmtest.sh [-m MEM] [-t STAGE_TIMEOUT] [-a KERNEL_ARGS] [-q QEMU_ARGS]
+#                  BZIMAGE INITRD LOG PROG:N...
+# Prints one line per program: "PROG pass|fail|skip REASON".  A program fails
+# when any of its stages does not report rc=0, on a timeout, and when any
+# stage's kernel log shows a splat.
+set -euo pipefail
+
+mem=2G stage_timeout=120 kargs="" qargs=""
+while getopts "m:t:a:q:" o; do
+	case $o in
+	m) mem=$OPTARG ;;
+	t) stage_timeout=$OPTARG ;;
+	a) kargs=$OPTARG ;;
+	q) qargs=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+bz=$1 initrd=$2 log=$3
+shift 3
+progs=("$@")
+
+stages=1
+for p in "${progs[@]}"; do
+	[ "${p##*:}" -gt "$stages" ] && stages=${p##*:}
+done
+run=$(IFS=,; echo "${progs[*]}")
+
+# Kernel splats that fail a run, in any stage.
+SPLAT='WARNING:|BUG:|Oops|KASAN:|general protection fault|Kernel panic'
+SPLAT+='|possible (recursive|circular|irq lock inversion).*(locking|dependency)'
+SPLAT+='|inconsistent lock state|hung task|blocked for more than'
+SPLAT+='|refcount_t:|list_(add|del) corruption|UBSAN:|kmemleak: [0-9]+ new suspected'
+
+mkdir -p "$(dirname "$log")"
+start=$(date +%s.%N)
+set +e
+# shellcheck disable=SC2086 # qargs holds several QEMU options
+timeout --foreground -k 5 $((stages * stage_timeout)) \
+	qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" $qargs \
+	-nodefaults -display none -no-reboot -serial stdio -monitor none \
+	-kernel "$bz" -initrd "$initrd" \
+	-append "console=ttyS0 earlyprintk=serial,ttyS0 printk.time=1 panic=-1 retain_initrd liveupdate=on $kargs hlu.run=$run" \
+	</dev/null 2>&1 |
+	perl -MTime::HiRes=time -ne 'BEGIN { $| = 1; $t0 = '"$start"' } s/\r//g;
+		printf "[host %8.3f] %s", time - $t0, $_' > "$log"
+rc=${PIPESTATUS[0]}
+set -e
+wall=$(perl -MTime::HiRes=time -e "printf '%.1f', time - $start")
+echo "[host] qemu exit $rc after ${wall}s" >> "$log"
+
+# Split the log into stages: a stage starts with the kernel's banner.
+splat=""
+for ((k = 1; k <= stages; k++)); do
+	hit=$(awk -v k="$k" '/Linux version /{ n++ } n == k' "$log" |
+		grep -aEm1 "$SPLAT" || true)
+	if [ -n "$hit" ]; then
+		splat="kernel splat in stage $k: ${hit#\[host*\] }"
+		break
+	fi
+done
+
+for p in "${progs[@]}"; do
+	prog=${p%%:*} n=${p##*:} status=pass reason=""
+	for ((k = 1; k <= n; k++)); do
+		res=$(grep -aoE "HLU: result stage=$k prog=$prog rc=[0-9]+" "$log" |
+			tail -n 1 | sed 's/.*rc=//')
+		if [ -z "$res" ]; then
+			status=fail
+			reason="stage $k never reported"
+			[ "$rc" = 124 ] && reason+=" (timeout after $((stages * stage_timeout)) s)"
+			break
+		elif [ "$res" = 4 ]; then
+			status=skip
+			reason=$(awk -v s="HLU: run stage=$k prog=$prog" \
+				'index($0, s) { on = 1; next } on && /SKIP/ { print; exit }' "$log")
+			reason="${reason#\[host*\] }"
+			reason=${reason:-"exit code 4 (KSFT_SKIP)"}
+		elif [ "$res" != 0 ]; then
+			status=fail
+			reason="stage $k exited with $res"
+			break
+		fi
+	done
+	if [ -n "$splat" ]; then
+		status=fail
+		reason=$splat
+	fi
+	echo "$prog $status $reason"
+done
