@@ -1,0 +1,51 @@
+# hugetlb live update: build, test and demo.  See README.md.
+SHELL := /bin/bash
+S := scripts
+CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hugetlb-lu
+TREE := $(CACHE)/tree-$(shell sed -n "s/^UPSTREAM=//p" config/linux-source.pin)
+KB_FAST := $(CACHE)/kbuild-fast
+KB_DEBUG := $(CACHE)/kbuild-debug
+BZ := arch/x86/boot/bzImage
+
+.PHONY: all deps tree kernel kernel-debug guest test test-fast test-debug \
+	demo check-series shellcheck clean
+
+all: kernel guest
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/prepare-tree.sh
+
+kernel: tree
+	@$(S)/build-kernel.sh fast $(TREE) config/fast.config
+	@mkdir -p build && ln -sf $(KB_FAST)/$(BZ) build/bzImage
+
+kernel-debug: tree
+	@$(S)/build-kernel.sh debug $(TREE) config/fast.config config/debug.config
+	@mkdir -p build && ln -sf $(KB_DEBUG)/$(BZ) build/bzImage-debug
+
+guest: kernel
+	@$(S)/build-guest.sh $(KB_FAST) build/guest
+
+test: kernel kernel-debug guest
+	@tests/run.sh fast debug
+
+test-fast: kernel guest
+	@tests/run.sh fast
+
+test-debug: kernel-debug guest
+	@tests/run.sh debug
+
+demo: kernel guest
+	@$(S)/demo.sh
+
+check-series: tree
+	@$(S)/check-series.sh
+
+shellcheck:
+	shellcheck $(S)/*.sh tests/*.sh guest/init.sh .ci/run
+
+clean:
+	rm -rf build
