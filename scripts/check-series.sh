@@ -1,15 +1,22 @@
 #!/bin/bash
 # make check-series: is patches/series bisectable and clean?
-#  1. apply the series one patch at a time and build each step (fast config);
-#  2. build the whole series with CONFIG_LIVEUPDATE=n and CONFIG_HUGETLBFS=n;
+#  1. build the tree at every step of the series (fast config);
+#  2. build the whole series with CONFIG_LIVEUPDATE=n, CONFIG_HUGETLBFS=n
+#     and with the new option (CONFIG_LIVEUPDATE_HUGETLB) off;
 #  3. run scripts/checkpatch.pl --strict on every patch.
-# Uses its own tree and build dirs, so the test kernels stay untouched.
+# The steps are the commits git am made in the tree; each build has its own
+# output dir, so the test kernels stay untouched.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-stree=$CACHE/tree-series-$UPSTREAM
+"$TOP/scripts/prepare-tree.sh"
 mapfile -t series < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/patches/series" || true)
+n=${#series[@]}
+tip=$(git -C "$TREE" rev-parse HEAD)
+trap 'git -C "$TREE" checkout -q --detach "$tip"' EXIT
+mkdir -p "$LOGS"
 fails=0
+
 step() {
 	local what=$1
 	shift
@@ -21,22 +28,33 @@ step() {
 		fails=$((fails + 1))
 	fi
 }
-mkdir -p "$LOGS"
 
-for ((i = 1; i <= ${#series[@]}; i++)); do
-	"$TOP/scripts/prepare-tree.sh" "$stree" "$i" >/dev/null
-	step "build after ${series[i - 1]}" \
-		"$TOP/scripts/build-kernel.sh" series "$stree" "$TOP/config/fast.config"
+# Compiler warnings count as failures in the series builds.
+build() {
+	local out
+
+	out=$("$TOP/scripts/build-kernel.sh" "$@" 2>&1) || { echo "$out"; return 1; }
+	echo "$out"
+	if grep -E 'warning:|error:' <<< "$out"; then
+		return 1
+	fi
+}
+
+for ((i = 1; i <= n; i++)); do
+	git -C "$TREE" checkout -q --detach "$tip~$((n - i))"
+	step "build with patches 1-$i (${series[i - 1]})" \
+		build series "$TREE" "$TOP/config/fast.config"
 done
-"$TOP/scripts/prepare-tree.sh" "$stree" >/dev/null
-for v in no-liveupdate no-hugetlbfs; do
-	step "build whole series with config/variants/$v.config" \
-		"$TOP/scripts/build-kernel.sh" "$v" "$stree" "$TOP/config/fast.config" \
-		"$TOP/config/variants/$v.config"
+git -C "$TREE" checkout -q --detach "$tip"
+for v in "$TOP"/config/variants/*.config; do
+	step "build the series with ${v#"$TOP"/}" \
+		build "$(basename "$v" .config)" "$TREE" "$TOP/config/fast.config" "$v"
 done
+# checkpatch's SPDX check runs Debian's python3 (with python3-ply).
 for p in "${series[@]}"; do
-	step "checkpatch --strict $p" \
-		perl "$stree/scripts/checkpatch.pl" --root="$stree" --strict --quiet "$TOP/patches/$p"
+	step "checkpatch --strict $p" env PATH="/usr/bin:$PATH" \
+		perl "$TREE/scripts/checkpatch.pl" --root="$TREE" --strict --quiet \
+		"$TOP/patches/$p"
 done
-echo "check-series: ${#series[@]} patch(es), $fails problem(s)"
+echo "check-series: $n patch(es), $fails problem(s)"
 [ "$fails" = 0 ]

@@ -4,7 +4,7 @@ set -euo pipefail
 
 pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio kmod rsync
 	dwarves busybox-static qemu-system-x86 ccache git perl xz-utils
-	python3 gnuplot-nox)
+	python3 python3-ply python3-git gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' ||

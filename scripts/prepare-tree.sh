@@ -2,12 +2,10 @@
 # Make $TREE a git copy of the pristine source with patches/series applied
 # by `git am`.  Only files that differ are rewritten, so builds stay
 # incremental; nothing happens when the series is unchanged.
-# Usage: prepare-tree.sh [TREE [N]]   (N: apply only the first N patches)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tree=${1:-$TREE}
-limit=${2:-}
+tree=$TREE
 "$TOP/scripts/get-source.sh"
 
 git_t() {
@@ -29,9 +27,8 @@ if ! git_t rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1 ||
 fi
 
 mapfile -t series < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/patches/series" || true)
-[ -z "$limit" ] || series=("${series[@]:0:$limit}")
-want=$( (echo "$limit"; for p in "${series[@]}"; do cat "$TOP/patches/$p"; done) | sha256sum)
-[ "$(cat "$tree/.git/hlu-series" 2>/dev/null)" = "$want" ] &&
+want=$(for p in "${series[@]}"; do cat "$TOP/patches/$p"; done | sha256sum)
+[ "$(cat "$tree/.git/hlu-series" 2>/dev/null)" = "$want $(git_t rev-parse HEAD)" ] &&
 	[ -z "$(git_t status --porcelain)" ] && exit 0
 
 say "applying ${#series[@]} patch(es) to $tree"
@@ -46,4 +43,4 @@ for p in "${series[@]}"; do
 		die "patch $p does not apply"
 	}
 done
-echo "$want" > "$tree/.git/hlu-series"
+echo "$want $(git_t rev-parse HEAD)" > "$tree/.git/hlu-series"
