@@ -51,7 +51,7 @@ for cfg in "$@"; do
 	[ -f "$(config_image "$cfg")" ] || die "no kernel for '$cfg': run make first"
 	"$TOP/scripts/mkinitramfs.sh" "$(config_image "$cfg")" "$BUILD/guest/bin" \
 		"$BUILD/initramfs-$cfg.cpio.gz"
-	rm -rf "${LOGS:?}/$cfg"
+	[ -n "${ONLY:-}" ] || rm -rf "${LOGS:?}/$cfg"
 	# shellcheck source=tests/suite.sh
 	. "$TOP/tests/suite.sh"
 done
