@@ -7,7 +7,7 @@
  * it, checks every byte and finishes the session.  Each step is timed.
  *
  * The kernel command line selects the memfd: hlu.demo=TYPE:MIB, where TYPE
- * is shmem, 2M or 1G (hugetlb page size); default shmem:256.
+ * is shmem, 2M or 1G (hugetlb page size); default 2M:256.
  *
  * usage: hlu-demo --stage 1|2
  */
@@ -114,6 +114,15 @@ static int memfd_flags(const char *type)
 	return -1;
 }
 
+static uint64_t page_size(const char *type)
+{
+	if (!strcmp(type, "2M"))
+		return 2ULL << 20;
+	if (!strcmp(type, "1G"))
+		return 1ULL << 30;
+	return 4096;
+}
+
 static void preserve(int session, int fd, int token)
 {
 	struct liveupdate_session_preserve_fd arg = {
@@ -138,7 +147,7 @@ static int retrieve(int session, int token)
 static void stage1(int luo)
 {
 	struct liveupdate_ioctl_create_session cs = { .size = sizeof(cs) };
-	char spec[64] = "shmem:256", *colon;
+	char spec[64] = "2M:256", *colon;
 	struct demo_meta meta = { 0 };
 	int data, mfd;
 	uint64_t *p, i;
@@ -180,7 +189,9 @@ static void stage1(int luo)
 		die("LIVEUPDATE_IOCTL_CREATE_SESSION");
 	t = now();
 	preserve(cs.fd, data, TOKEN_DATA);
-	printf("demo: preserved it in LUO session '%s' in %.3f s\n", SESSION, now() - t);
+	printf("demo: preserved it (%llu pages of %s) in LUO session '%s' in %.3f s\n",
+	       (unsigned long long)(meta.size / page_size(meta.type)),
+	       !strcmp(meta.type, "shmem") ? "4 KiB" : meta.type, SESSION, now() - t);
 	preserve(cs.fd, mfd, TOKEN_META);
 	print_pools("after preserve");
 	close(data);

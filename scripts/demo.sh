@@ -6,15 +6,23 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/configs.sh"
 
-spec=${DEMO:-shmem:256}
+spec=${DEMO:-2M:256}
 config_load fast
+type=${spec%%:*} mib=${spec##*:}
+# A hugetlb pool with room for the memfd and a quarter more, on both kernels.
+case $type in
+2M) pool="hugepages=$((mib * 5 / 8))" ;;
+1G) pool="hugepagesz=1G hugepages=$(((mib + 1023) / 1024 + 1))" ;;
+*) pool="" ;;
+esac
 initrd=$BUILD/initramfs-fast.cpio.gz
 log=$LOGS/demo.log
 "$TOP/scripts/mkinitramfs.sh" "$BUILD/bzImage" "$BUILD/guest/bin" "$initrd"
 
 say "booting Linux $UPSTREAM in QEMU; a memfd ($spec MiB) will be carried across a live update"
+say "kernel arguments: liveupdate=on $pool"
 res=$("$TOP/tests/vmtest.sh" -m "${CFG_MEM}G" -t "$CFG_TIMEOUT" \
-	-a "$CFG_ARGS hlu.demo=$spec" "$BUILD/bzImage" "$initrd" "$log" hlu-demo:2)
+	-a "$CFG_ARGS $pool hlu.demo=$spec" "$BUILD/bzImage" "$initrd" "$log" hlu-demo:2)
 
 # Host time (s since QEMU start) of the first log line matching $1.
 at() {
