@@ -71,34 +71,29 @@ static void cmdline_arg(const char *key, char *buf, size_t len)
 			snprintf(buf, len, "%s", tok + strlen(key) + 1);
 }
 
-static void print_pools(const char *when)
+/* The counters of the hugetlb pool the demo uses (none for shmem). */
+static const char *pool_type;
+
+static long pool_read(const char *file)
 {
-	static const char *const sizes[] = { "2048kB", "1048576kB" };
-	char path[128], nr[32], fr[32];
-	unsigned int i;
+	char path[128], buf[32] = "";
 	FILE *f;
 
-	for (i = 0; i < 2; i++) {
-		nr[0] = fr[0] = 0;
-		snprintf(path, sizeof(path),
-			 "/sys/kernel/mm/hugepages/hugepages-%s/nr_hugepages", sizes[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(nr, sizeof(nr), f))
-			nr[0] = 0;
-		fclose(f);
-		snprintf(path, sizeof(path),
-			 "/sys/kernel/mm/hugepages/hugepages-%s/free_hugepages", sizes[i]);
-		f = fopen(path, "r");
-		if (f && !fgets(fr, sizeof(fr), f))
-			fr[0] = 0;
-		if (f)
-			fclose(f);
-		nr[strcspn(nr, "\n")] = fr[strcspn(fr, "\n")] = 0;
-		printf("demo: %s: hugetlb pool %s: total %s, free %s\n",
-		       when, sizes[i], nr, fr);
-	}
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%s/%s",
+		 !strcmp(pool_type, "1G") ? "1048576kB" : "2048kB", file);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, sizeof(buf), f))
+		die(path);
+	fclose(f);
+	return atol(buf);
+}
+
+static void print_pools(const char *when)
+{
+	if (!strcmp(pool_type, "shmem"))
+		return;
+	printf("demo: %s: %s hugetlb pool: total %ld, free %ld\n", when,
+	       pool_type, pool_read("nr_hugepages"), pool_read("free_hugepages"));
 }
 
 static int memfd_flags(const char *type)
@@ -163,6 +158,7 @@ static void stage1(int luo)
 	snprintf(meta.type, sizeof(meta.type), "%s", spec);
 	meta.size = strtoull(colon + 1, NULL, 0) << 20;
 	meta.seed = (uint64_t)time(NULL) * 2654435761ULL;
+	pool_type = meta.type;
 
 	print_pools("before");
 	data = memfd_create("hlu-demo", memfd_flags(meta.type));
@@ -217,13 +213,14 @@ static void stage2(int luo)
 	int data, mfd;
 	double t;
 
-	print_pools("after boot");
 	snprintf((char *)rs.name, sizeof(rs.name), SESSION);
 	if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs) < 0)
 		die("LIVEUPDATE_IOCTL_RETRIEVE_SESSION");
 	mfd = retrieve(rs.fd, TOKEN_META);
 	if (pread(mfd, &meta, sizeof(meta), 0) != sizeof(meta))
 		die("read meta");
+	pool_type = meta.type;
+	print_pools("after boot (before retrieve)");
 	t = now();
 	data = retrieve(rs.fd, TOKEN_DATA);
 	printf("demo: retrieved the %s memfd in %.3f s\n", meta.type, now() - t);
