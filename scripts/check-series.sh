@@ -40,10 +40,26 @@ build() {
 	fi
 }
 
+# The fast config without the options the tree does not have yet (a later
+# patch adds them).
+step_config() {
+	local line sym
+
+	while read -r line; do
+		sym=$(sed -nE 's/^(# )?CONFIG_([A-Z0-9_]+)( is not set|=).*/\2/p' <<< "$line")
+		if [ -n "$sym" ] &&
+			! git -C "$TREE" grep -qE "^(menu)?config $sym\$" -- '*Kconfig*'; then
+			continue
+		fi
+		echo "$line"
+	done < "$TOP/config/fast.config"
+}
+
 for ((i = 1; i <= n; i++)); do
 	git -C "$TREE" checkout -q --detach "$tip~$((n - i))"
+	step_config > "$LOGS/check-series.config"
 	step "build with patches 1-$i (${series[i - 1]})" \
-		build series "$TREE" "$TOP/config/fast.config"
+		build series "$TREE" "$LOGS/check-series.config"
 done
 git -C "$TREE" checkout -q --detach "$tip"
 for v in "$TOP"/config/variants/*.config; do
