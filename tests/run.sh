@@ -13,7 +13,7 @@ cfg=""
 
 boot() {
 	local name=$1 mem=$CFG_MEM args=$CFG_ARGS qargs="" o log line
-	local prog status reason
+	local prog status reason seen=0
 	shift
 	OPTIND=1
 	while getopts "m:a:q:" o; do
@@ -41,9 +41,15 @@ boot() {
 		[ -z "$reason" ] || line+=" $reason"
 		[ "$status" = pass ] || line+="  [log: ${log#"$TOP"/}]"
 		echo "$line"
+		seen=$((seen + 1))
 	done < <("$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" -a "$args" \
 		-q "$qargs" "$(config_image "$cfg")" "$BUILD/initramfs-$cfg.cpio.gz" \
-		"$log" "$@")
+		"$log" "$@" || true)
+	# A harness error must not make tests vanish from the count.
+	if [ "$seen" -lt $# ]; then
+		echo "FAIL $cfg boot $name: the harness judged $seen of $# programs  [log: ${log#"$TOP"/}]"
+		failed=$((failed + $# - seen))
+	fi
 }
 
 for cfg in "$@"; do
