@@ -14,3 +14,4 @@ boot hugetlb -a "hugepages=32 hugetlb_cma=64M" luo_hugetlb:1
 boot hugetlb_kexec -a "hugepages=64" luo_hugetlb_kexec:2
 boot hugetlb_chain -a "hugepages=16" luo_hugetlb_chain:4
 boot hugetlb_overcommit -a "hugepages=8" luo_hugetlb_overcommit:2
+boot hugetlb_cgroup -a "hugepages=16" luo_hugetlb_cgroup:2
