@@ -2,7 +2,6 @@
 SHELL := /bin/bash
 S := scripts
 CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hugetlb-lu
-TREE := $(CACHE)/tree-$(shell sed -n "s/^UPSTREAM=//p" config/linux-source.pin)
 KB_FAST := $(CACHE)/kbuild-fast
 KB_DEBUG := $(CACHE)/kbuild-debug
 BZ := arch/x86/boot/bzImage
@@ -19,11 +18,11 @@ tree: deps
 	@$(S)/prepare-tree.sh
 
 kernel: tree
-	@$(S)/build-kernel.sh fast $(TREE) config/fast.config
+	@$(S)/build-kernel.sh fast config/fast.config
 	@mkdir -p build && ln -sf $(KB_FAST)/$(BZ) build/bzImage
 
 kernel-debug: tree
-	@$(S)/build-kernel.sh debug $(TREE) config/fast.config config/debug.config
+	@$(S)/build-kernel.sh debug config/fast.config config/debug.config
 	@mkdir -p build && ln -sf $(KB_DEBUG)/$(BZ) build/bzImage-debug
 
 guest: kernel

@@ -1,25 +1,26 @@
 #!/bin/bash
-# Configure and build one kernel out of tree with ccache.
-# Usage: build-kernel.sh NAME SRC FRAGMENT...
+# Configure and build one kernel from the tree ($TREE, see prepare-tree.sh)
+# out of tree with ccache.
+# Usage: build-kernel.sh NAME FRAGMENT...
 #   NAME: output dir name ($CACHE/kbuild-NAME); FRAGMENTs are merged, in
 #   order, on top of `make tinyconfig`, and every option they set must land
 #   in the final .config as the last fragment that names it says.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-name=$1 src=$2
-shift 2
+name=$1
+shift
 out=$(kbuild_dir "$name")
 mkdir -p "$out" "$CCACHE_DIR"
 kmake() {
-	make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	make -s -C "$TREE" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
 
 # Re-run the config step only when the fragments change.
 want=$(cat "$@" | sha256sum)
 if [ "$(cat "$out/.hlu-config" 2>/dev/null)" != "$want" ] || [ ! -f "$out/.config" ]; then
 	kmake tinyconfig >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >/dev/null
+	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >/dev/null
 	kmake olddefconfig >/dev/null
 	bad=0
 	while read -r line; do

@@ -59,12 +59,12 @@ for ((i = 1; i <= n; i++)); do
 	git -C "$TREE" checkout -q --detach "$tip~$((n - i))"
 	step_config > "$LOGS/check-series.config"
 	step "build with patches 1-$i (${series[i - 1]})" \
-		build series "$TREE" "$LOGS/check-series.config"
+		build series "$LOGS/check-series.config"
 done
 git -C "$TREE" checkout -q --detach "$tip"
 for v in "$TOP"/config/variants/*.config; do
 	step "build the series with ${v#"$TOP"/}" \
-		build "$(basename "$v" .config)" "$TREE" "$TOP/config/fast.config" "$v"
+		build "$(basename "$v" .config)" "$TOP/config/fast.config" "$v"
 done
 # checkpatch's SPDX check runs Debian's python3 (with python3-ply).
 for p in "${series[@]}"; do
