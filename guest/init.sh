@@ -5,8 +5,11 @@
 #   hlu.stage=K                 this boot's stage, 1 if absent
 # After each stage but the last, init kexecs (kexec_file_load, so KHO hands
 # the preserved state over) into /boot/bzImage with hlu.stage=K+1, passing its
-# own initramfs on (the kernel must be booted with retain_initrd).  Lines that
-# start with "HLU:" are the protocol the host harness reads.
+# own initramfs on (the kernel must be booted with retain_initrd).  A program
+# may change the next stage's kernel and arguments:
+#   /tmp/hlu.next-kernel  the name of another kernel in /boot
+#   /tmp/hlu.next-args    arguments; each replaces all of the same name
+# Lines that start with "HLU:" are the protocol the host harness reads.
 export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -57,8 +60,16 @@ if ! cat /sys/firmware/initrd > /tmp/initrd; then
 	echo "HLU: error: no /sys/firmware/initrd (boot with retain_initrd)"
 	halt_vm
 fi
-cmdline="$(sed 's/ *hlu\.stage=[0-9]*//' /proc/cmdline) hlu.stage=$next"
-echo "HLU: kexec stage=$next"
-kexec-load -e -c "$cmdline" /boot/bzImage /tmp/initrd
+cmdline=" $(sed 's/ *hlu\.stage=[0-9]*//' /proc/cmdline) "
+if [ -s /tmp/hlu.next-args ]; then
+	for a in $(cat /tmp/hlu.next-args); do
+		cmdline=$(echo "$cmdline" | sed "s/ ${a%%=*}=[^ ]*/ /g")
+	done
+	cmdline="$cmdline $(cat /tmp/hlu.next-args)"
+fi
+cmdline=$(echo "$cmdline hlu.stage=$next" | tr -s ' ' | sed 's/^ //')
+kernel=/boot/$(cat /tmp/hlu.next-kernel 2>/dev/null || echo bzImage)
+echo "HLU: kexec stage=$next kernel=$kernel"
+kexec-load -e -c "$cmdline" "$kernel" /tmp/initrd
 echo "HLU: error: kexec into stage $next failed"
 halt_vm
