@@ -62,6 +62,7 @@ if ! cat /sys/firmware/initrd > /tmp/initrd; then
 fi
 cmdline=" $(sed 's/ *hlu\.stage=[0-9]*//' /proc/cmdline) "
 if [ -s /tmp/hlu.next-args ]; then
+	# shellcheck disable=SC2013 # one argument per word
 	for a in $(cat /tmp/hlu.next-args); do
 		cmdline=$(echo "$cmdline" | sed "s/ ${a%%=*}=[^ ]*/ /g")
 	done

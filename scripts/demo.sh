@@ -6,13 +6,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/configs.sh"
 
-spec=${DEMO:-2M:256}
+spec=${DEMO:-1G:2048}
 config_load fast
 type=${spec%%:*} mib=${spec##*:}
-# A hugetlb pool with room for the memfd and a quarter more, on both kernels.
+# A hugetlb pool with room for the memfd and a quarter more (one more 1 GiB
+# page), on both kernels, and the memory for it: 1 GiB pages need aligned
+# ranges, and QEMU's PCI hole leaves none between 2 and 4 GiB.
+mem=$CFG_MEM
 case $type in
 2M) pool="hugepages=$((mib * 5 / 8))" ;;
-1G) pool="hugepagesz=1G hugepages=$(((mib + 1023) / 1024 + 1))" ;;
+1G)
+	pool="hugepagesz=1G hugepages=$(((mib + 1023) / 1024 + 1))"
+	mem=$((mem + (mib + 1023) / 1024 + 3))
+	;;
 *) pool="" ;;
 esac
 initrd=$BUILD/initramfs-fast.cpio.gz
@@ -21,7 +27,7 @@ log=$LOGS/demo.log
 
 say "booting Linux $UPSTREAM in QEMU; a memfd ($spec MiB) will be carried across a live update"
 say "kernel arguments: liveupdate=on $pool"
-res=$("$TOP/tests/vmtest.sh" -m "${CFG_MEM}G" -t "$CFG_TIMEOUT" \
+res=$("$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" \
 	-a "$CFG_ARGS $pool hlu.demo=$spec" "$BUILD/bzImage" "$initrd" "$log" hlu-demo:2)
 
 # Host time (s since QEMU start) of the first log line matching $1.
