@@ -4,9 +4,10 @@ S := scripts
 CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hugetlb-lu
 KB_FAST := $(CACHE)/kbuild-fast
 KB_DEBUG := $(CACHE)/kbuild-debug
+KB_NOHLU := $(CACHE)/kbuild-no-liveupdate-hugetlb
 BZ := arch/x86/boot/bzImage
 
-.PHONY: all deps tree kernel kernel-debug guest test test-fast test-debug \
+.PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-fast test-debug \
 	demo check-series shellcheck clean
 
 all: kernel guest
@@ -25,16 +26,22 @@ kernel-debug: tree
 	@$(S)/build-kernel.sh debug config/fast.config config/debug.config
 	@mkdir -p build && ln -sf $(KB_DEBUG)/$(BZ) build/bzImage-debug
 
+# The next kernel of a test that updates into a kernel without the handler.
+kernel-nohlu: tree
+	@$(S)/build-kernel.sh no-liveupdate-hugetlb config/fast.config \
+		config/variants/no-liveupdate-hugetlb.config
+	@mkdir -p build && ln -sf $(KB_NOHLU)/$(BZ) build/bzImage-nohlu
+
 guest: kernel
 	@$(S)/build-guest.sh $(KB_FAST) build/guest
 
-test: kernel kernel-debug guest
+test: kernel kernel-debug kernel-nohlu guest
 	@tests/run.sh fast debug
 
-test-fast: kernel guest
+test-fast: kernel kernel-nohlu guest
 	@tests/run.sh fast
 
-test-debug: kernel-debug guest
+test-debug: kernel-debug kernel-nohlu guest
 	@tests/run.sh debug
 
 demo: kernel guest

@@ -1,11 +1,13 @@
 #!/bin/bash
-# Pack the test initramfs: busybox-static, the guest programs, /init and the
-# kernel that stage 1 kexecs into.
-# Usage: mkinitramfs.sh BZIMAGE BIN_DIR OUT.cpio.gz
+# Pack the test initramfs: busybox-static, the guest programs, /init, the
+# kernel that stage 1 kexecs into (/boot/bzImage) and other kernels a test
+# may kexec into (/boot/NAME).
+# Usage: mkinitramfs.sh BZIMAGE BIN_DIR OUT.cpio.gz [NAME=IMAGE...]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 bz=$1 bin=$2 out=$3
+shift 3
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,boot}
@@ -16,6 +18,9 @@ done
 cp "$bin"/* "$root/bin/"
 install -m 755 "$TOP/guest/init.sh" "$root/init"
 cp "$bz" "$root/boot/bzImage"
+for k in "$@"; do
+	cp "${k#*=}" "$root/boot/${k%%=*}"
+done
 mknod -m 600 "$root/dev/console" c 5 1
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out.tmp"
 mv "$out.tmp" "$out"

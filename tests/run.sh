@@ -2,7 +2,7 @@
 # Run the suite (tests/suite.sh) on the given kernel configs and print one
 # line per test (a test is one program on one kernel config), then
 # "N passed, N failed[, N skipped]".  Needs the kernels and guest programs
-# built (make kernel kernel-debug guest).
+# built (make kernel kernel-debug kernel-nohlu guest).
 # Usage: run.sh CONFIG...    env ONLY=BOOT_NAME runs one boot line only.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -56,7 +56,7 @@ for cfg in "$@"; do
 	config_load "$cfg"
 	[ -f "$(config_image "$cfg")" ] || die "no kernel for '$cfg': run make first"
 	"$TOP/scripts/mkinitramfs.sh" "$(config_image "$cfg")" "$BUILD/guest/bin" \
-		"$BUILD/initramfs-$cfg.cpio.gz"
+		"$BUILD/initramfs-$cfg.cpio.gz" "bzImage-nohlu=$BUILD/bzImage-nohlu"
 	[ -n "${ONLY:-}" ] || rm -rf "${LOGS:?}/$cfg"
 	# shellcheck source=tests/suite.sh
 	. "$TOP/tests/suite.sh"
