@@ -67,7 +67,7 @@ done
 for p in "${progs[@]}"; do
 	prog=${p%%:*} n=${p##*:} status=pass reason=""
 	for ((k = 1; k <= n; k++)); do
-		res=$(grep -aoE "HLU: result stage=$k prog=$prog rc=[0-9]+" "$log" |
+		res=$( (grep -aoE "HLU: result stage=$k prog=$prog rc=[0-9]+" "$log" || true) |
 			tail -n 1 | sed 's/.*rc=//')
 		if [ -z "$res" ]; then
 			status=fail
