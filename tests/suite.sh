@@ -16,19 +16,26 @@ boot hugetlb_chain -a "hugepages=16" luo_hugetlb_chain:4
 boot hugetlb_overcommit -a "hugepages=8" luo_hugetlb_overcommit:2
 boot hugetlb_cgroup -a "hugepages=16" luo_hugetlb_cgroup:2
 
-# 1 GiB pages with boot-time pools on both sides, default KHO scratch sizes
-# on the fast kernel, HVO on.
+# 1 GiB pages with boot-time pools in three kernels (two live updates),
+# default KHO scratch sizes on the fast kernel, HVO on.
 boot hugetlb_1g -m 6 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=16 hugetlb_free_vmemmap=on" \
-	luo_hugetlb_1g:2
+	luo_hugetlb_1g:3
 
 # Two NUMA nodes, one socket (one CPU) each: two nodes in one package make
 # the x86 topology code WARN.  Node 0 (6 GiB) spans the PCI hole, so that it
 # has 1 GiB ranges free of early allocations above 4 GiB.  Per-node
-# boot-time pools of both sizes.
-boot hugetlb_numa -m 10 -a "hugepagesz=1G hugepages=0:1,1:1 hugepagesz=2M hugepages=0:4,1:4" \
+# boot-time pools of both sizes.  The KHO scratch areas must hold the debug
+# kernel's KASAN shadow of 10 GiB in the KHO boot.
+boot hugetlb_numa -m 10 -a "hugepagesz=1G hugepages=0:1,1:1 hugepagesz=2M hugepages=0:4,1:4 kho_scratch=256M,1G,512M" \
 	-q "-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=6G -object memory-backend-ram,id=m1,size=4G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1" \
 	luo_hugetlb_numa:2
 
 # A preserved 1 GiB page the next kernel cannot use as described (debugfs
 # hook), and a smaller pool in the next kernel (the test sets hugepages=1).
 boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:2
+
+# A live update into a kernel built without the handler (bzImage-nohlu).
+# Every page left preserved (small ones too) blocks a 1 GiB range of the
+# next kernel's boot-time pool: give it room.
+boot hugetlb_nohandler -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
+	luo_hugetlb_nohandler:2
