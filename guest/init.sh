@@ -9,6 +9,8 @@
 # may change the next stage's kernel and arguments:
 #   /tmp/hlu.next-kernel  the name of another kernel in /boot
 #   /tmp/hlu.next-args    arguments; each replaces all of the same name
+#   /tmp/hlu.kexec-faults if it exists, the kexec first fails at each of its
+#                         fault points in turn (kexec-load -F)
 # Lines that start with "HLU:" are the protocol the host harness reads.
 export PATH=/bin:/sbin
 mount -t proc proc /proc
@@ -20,6 +22,15 @@ exec </dev/console >/dev/console 2>&1
 
 arg() {
 	tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1
+}
+
+# A kernel with kmemleak scans before each kexec and at the end of the last
+# stage; new leaks show in the kernel log, which fails the run.
+kmemleak_scan() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	echo "HLU: kmemleak scan uptime=$(cut -d' ' -f1 /proc/uptime)"
+	echo scan > /sys/kernel/debug/kmemleak
+	head -n 40 /sys/kernel/debug/kmemleak
 }
 
 halt_vm() {
@@ -52,6 +63,7 @@ done
 echo "HLU: stage $stage end uptime=$(cut -d' ' -f1 /proc/uptime)"
 
 if [ "$stage" -ge "$last" ]; then
+	kmemleak_scan
 	echo "HLU: done"
 	halt_vm
 fi
@@ -70,7 +82,10 @@ if [ -s /tmp/hlu.next-args ]; then
 fi
 cmdline=$(echo "$cmdline hlu.stage=$next" | tr -s ' ' | sed 's/^ //')
 kernel=/boot/$(cat /tmp/hlu.next-kernel 2>/dev/null || echo bzImage)
+sweep=""
+[ -e /tmp/hlu.kexec-faults ] && sweep=-F
+kmemleak_scan
 echo "HLU: kexec stage=$next kernel=$kernel"
-kexec-load -e -c "$cmdline" "$kernel" /tmp/initrd
+kexec-load -e $sweep -c "$cmdline" "$kernel" /tmp/initrd
 echo "HLU: error: kexec into stage $next failed"
 halt_vm
