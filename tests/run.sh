@@ -13,11 +13,12 @@ cfg=""
 
 boot() {
 	local name=$1 mem=$CFG_MEM args=$CFG_ARGS qargs="" o log line
-	local prog status reason seen=0
+	local prog status reason seen=0 only_cfg=""
 	shift
 	OPTIND=1
-	while getopts "m:a:q:" o; do
+	while getopts "c:m:a:q:" o; do
 		case $o in
+		c) only_cfg=$OPTARG ;;
 		m) [ "$OPTARG" -gt "$mem" ] && mem=$OPTARG ;;
 		a) args+=" $OPTARG" ;;
 		q) qargs=$OPTARG ;;
@@ -25,6 +26,7 @@ boot() {
 		esac
 	done
 	shift $((OPTIND - 1))
+	[ -z "$only_cfg" ] || [ "$only_cfg" = "$cfg" ] || return 0
 	[ -z "${ONLY:-}" ] || [ "$ONLY" = "$name" ] || return 0
 	log=$LOGS/$cfg/$name.log
 	while read -r prog status reason; do
@@ -52,6 +54,31 @@ boot() {
 	fi
 }
 
+# The fault-injection coverage of a config's logs: "points covered/found"
+# of each operation the sweeps reported, and of the kexec (guest/kexec-load.c
+# -F: every try but the last, which went through, failed at one point).
+fault_coverage() {
+	local cfg=$1 line op cov found tries kcov total_c=0 total_f=0 out=""
+	while read -r line; do
+		op=${line%%:*}
+		cov=${line#*: }
+		cov=${cov%% *}
+		found=${cov#*/}
+		total_c=$((total_c + ${cov%/*}))
+		total_f=$((total_f + found))
+		out+="$op $cov, "
+	done < <(grep -ho '# fault-injection: [a-z]*: [0-9]*/[0-9]*' "$LOGS/$cfg"/*.log 2>/dev/null |
+		sed 's/^# fault-injection: //')
+	tries=$(cat "$LOGS/$cfg"/*.log 2>/dev/null | grep -c 'HLU: fault-injection kexec try' || true)
+	kcov=$(cat "$LOGS/$cfg"/*.log 2>/dev/null | grep -c 'HLU: fault-injection kexec point .* covered' || true)
+	if [ "$tries" -gt 0 ]; then
+		out+="kexec $kcov/$((tries - 1)), "
+		total_c=$((total_c + kcov))
+		total_f=$((total_f + tries - 1))
+	fi
+	[ -z "$out" ] || echo "fault injection ($cfg): ${out}total $total_c/$total_f points covered/found"
+}
+
 for cfg in "$@"; do
 	config_load "$cfg"
 	[ -f "$(config_image "$cfg")" ] || die "no kernel for '$cfg': run make first"
@@ -62,6 +89,9 @@ for cfg in "$@"; do
 	. "$TOP/tests/suite.sh"
 done
 
+for cfg in "$@"; do
+	fault_coverage "$cfg"
+done
 summary="$passed passed, $failed failed"
 [ "$skipped" = 0 ] || summary+=", $skipped skipped"
 echo "$summary"

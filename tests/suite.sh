@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # The test suite, read by tests/run.sh: one `boot` line per VM boot, run on
 # every kernel config.  Programs in one boot share its stages and kexecs.
-#   boot NAME [-m GiB] [-a KERNEL_ARGS] [-q QEMU_ARGS] PROG:STAGES...
+#   boot NAME [-c CONFIG] [-m GiB] [-a KERNEL_ARGS] [-q QEMU_ARGS] PROG:STAGES...
+# -c runs the boot on that kernel config only.
 
 # Upstream LUO selftests (regression guard): the non-kexec API test and the
 # four two-stage kexec tests, in one kexec round trip.
@@ -39,3 +40,11 @@ boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:2
 # next kernel's boot-time pool: give it room.
 boot hugetlb_nohandler -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
 	luo_hugetlb_nohandler:2
+
+# Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
+boot hugetlb_corrupt -a "hugepages=48" luo_hugetlb_corrupt:2
+
+# Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
+# the kexec, retrieve and finish) on the fast kernel only, as the sweep
+# asks: the debug kernel's time goes to the functional tests.
+boot hugetlb_fault -c fast -a "hugepages=256" luo_hugetlb_fault:2
