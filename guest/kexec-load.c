@@ -123,9 +123,10 @@ static long read_attr(const char *name)
  * Fail the Nth fault point of the kexec path, for N = 1, 2, ... until the
  * kexec goes through.  Only returns on an error.  The kexec path allocates
  * nothing (LUO sets everything up before), so its fault points are
- * fail_liveupdate_hugetlb's, and the attribute's own counters ("space" calls
- * pass, then "times" failures) pick the Nth: with fail-nth, a count left
- * over would fail something on the way down to the next kernel.
+ * fail_liveupdate_hugetlb's, and the attribute's own counters pick the Nth
+ * (each call takes 1 off "space" while more than 1 is left, then "times"
+ * calls fail): with fail-nth, a count left over would fail something on the
+ * way down to the next kernel.
  */
 static int kexec_fault_sweep(void)
 {
@@ -139,7 +140,7 @@ static int kexec_fault_sweep(void)
 	for (n = 1;; n++) {
 		snapshot(before, sizeof(before));
 		if (write_attr("verbose", 1) || write_attr("interval", 1) ||
-		    write_attr("probability", 100) || write_attr("space", n - 1) ||
+		    write_attr("probability", 100) || write_attr("space", n) ||
 		    write_attr("times", 1)) {
 			perror(FAIL_ATTR);
 			return 1;
