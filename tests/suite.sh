@@ -41,6 +41,12 @@ boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:2
 boot hugetlb_nohandler -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
 	luo_hugetlb_nohandler:2
 
+# Bad userspace input (wrong file types, tokens, sessions, double finish,
+# a file long-term pinned by io_uring, preserve racing truncate, no-exec
+# seals), and stress: writers, faulters and session churn up to the kexec.
+boot hugetlb_input -a "hugepages=64" luo_hugetlb_input:2
+boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
+
 # Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
 boot hugetlb_corrupt -a "hugepages=48" luo_hugetlb_corrupt:2
 
