@@ -69,8 +69,13 @@ fault_coverage() {
 		out+="$op $cov, "
 	done < <(grep -ho '# fault-injection: [a-z]*: [0-9]*/[0-9]*' "$LOGS/$cfg"/*.log 2>/dev/null |
 		sed 's/^# fault-injection: //')
-	tries=$(cat "$LOGS/$cfg"/*.log 2>/dev/null | grep -c 'HLU: fault-injection kexec try' || true)
-	kcov=$(cat "$LOGS/$cfg"/*.log 2>/dev/null | grep -c 'HLU: fault-injection kexec point .* covered' || true)
+	# Kernel messages may interleave with these lines: match inside them.
+	tries=$(cat "$LOGS/$cfg"/*.log 2>/dev/null |
+		grep -o 'HLU: fault-injection kexec try [0-9]*' | awk '{print $NF}' |
+		sort -n | tail -n 1)
+	tries=${tries:-0}
+	kcov=$(cat "$LOGS/$cfg"/*.log 2>/dev/null |
+		grep -o 'HLU: fault-injection kexec point [0-9]* covered' | sort -u | wc -l)
 	if [ "$tries" -gt 0 ]; then
 		out+="kexec $kcov/$((tries - 1)), "
 		total_c=$((total_c + kcov))
