@@ -81,6 +81,12 @@ static void snapshot(char *buf, size_t len)
 	}
 	if (dir)
 		closedir(dir);
+	/* Fold the per-CPU deltas in, or the vmstat worker may do it between two reads. */
+	f = fopen("/proc/sys/vm/stat_refresh", "w");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
 	f = fopen("/proc/vmstat", "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "nr_foll_pin_", 12))
