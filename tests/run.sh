@@ -59,6 +59,9 @@ boot() {
 # -F: every try but the last, which went through, failed at one point).
 fault_coverage() {
 	local cfg=$1 line op cov found tries kcov total_c=0 total_f=0 out=""
+	local logs=("$LOGS/$cfg"/*.log)
+
+	[ -e "${logs[0]}" ] || return 0
 	while read -r line; do
 		op=${line%%:*}
 		cov=${line#*: }
@@ -67,15 +70,23 @@ fault_coverage() {
 		total_c=$((total_c + ${cov%/*}))
 		total_f=$((total_f + found))
 		out+="$op $cov, "
-	done < <(grep -ho '# fault-injection: [a-z]*: [0-9]*/[0-9]*' "$LOGS/$cfg"/*.log 2>/dev/null |
+	done < <(grep -ho '# fault-injection: [a-z]*: [0-9]*/[0-9]*' "${logs[@]}" |
 		sed 's/^# fault-injection: //')
 	# Kernel messages may interleave with these lines: match inside them.
-	tries=$(cat "$LOGS/$cfg"/*.log 2>/dev/null |
-		grep -o 'HLU: fault-injection kexec try [0-9]*' | awk '{print $NF}' |
-		sort -n | tail -n 1)
-	tries=${tries:-0}
-	kcov=$(cat "$LOGS/$cfg"/*.log 2>/dev/null |
-		grep -o 'HLU: fault-injection kexec point [0-9]* covered' | sort -u | wc -l)
+	# (awk, not grep: a config without the sweep has no match, which is
+	# not an error under pipefail.)
+	tries=$(awk '
+		match($0, /HLU: fault-injection kexec try [0-9]+/) {
+			n = split(substr($0, RSTART, RLENGTH), f, " ")
+			if (f[n] + 0 > max) max = f[n] + 0
+		}
+		END { print max + 0 }' "${logs[@]}")
+	kcov=$(awk '
+		match($0, /HLU: fault-injection kexec point [0-9]+ covered/) {
+			split(substr($0, RSTART, RLENGTH), f, " ")
+			if (!(f[5] in seen)) { seen[f[5]] = 1; n++ }
+		}
+		END { print n + 0 }' "${logs[@]}")
 	if [ "$tries" -gt 0 ]; then
 		out+="kexec $kcov/$((tries - 1)), "
 		total_c=$((total_c + kcov))
