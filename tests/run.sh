@@ -58,41 +58,37 @@ boot() {
 # of each operation the sweeps reported, and of the kexec (guest/kexec-load.c
 # -F: every try but the last, which went through, failed at one point).
 fault_coverage() {
-	local cfg=$1 line op cov found tries kcov total_c=0 total_f=0 out=""
+	local cfg=$1
 	local logs=("$LOGS/$cfg"/*.log)
 
 	[ -e "${logs[0]}" ] || return 0
-	while read -r line; do
-		op=${line%%:*}
-		cov=${line#*: }
-		cov=${cov%% *}
-		found=${cov#*/}
-		total_c=$((total_c + ${cov%/*}))
-		total_f=$((total_f + found))
-		out+="$op $cov, "
-	done < <(grep -ho '# fault-injection: [a-z]*: [0-9]*/[0-9]*' "${logs[@]}" |
-		sed 's/^# fault-injection: //')
-	# Kernel messages may interleave with these lines: match inside them.
-	# (awk, not grep: a config without the sweep has no match, which is
-	# not an error under pipefail.)
-	tries=$(awk '
-		match($0, /HLU: fault-injection kexec try [0-9]+/) {
-			n = split(substr($0, RSTART, RLENGTH), f, " ")
-			if (f[n] + 0 > max) max = f[n] + 0
+	# One pass over the logs.  Kernel messages may interleave with these
+	# lines: match inside them.
+	awk -v cfg="$cfg" '
+		match($0, /# fault-injection: [a-z]+: [0-9]+\/[0-9]+/) {
+			split(substr($0, RSTART, RLENGTH), f, " ")
+			split(f[4], cf, "/")
+			sub(/:$/, "", f[3])
+			out = out f[3] " " f[4] ", "
+			cov += cf[1]; found += cf[2]
 		}
-		END { print max + 0 }' "${logs[@]}")
-	kcov=$(awk '
+		match($0, /HLU: fault-injection kexec try [0-9]+/) {
+			split(substr($0, RSTART, RLENGTH), f, " ")
+			if (f[5] + 0 > tries) tries = f[5] + 0
+		}
 		match($0, /HLU: fault-injection kexec point [0-9]+ covered/) {
 			split(substr($0, RSTART, RLENGTH), f, " ")
-			if (!(f[5] in seen)) { seen[f[5]] = 1; n++ }
+			if (!(f[5] in seen)) { seen[f[5]] = 1; kcov++ }
 		}
-		END { print n + 0 }' "${logs[@]}")
-	if [ "$tries" -gt 0 ]; then
-		out+="kexec $kcov/$((tries - 1)), "
-		total_c=$((total_c + kcov))
-		total_f=$((total_f + tries - 1))
-	fi
-	[ -z "$out" ] || echo "fault injection ($cfg): ${out}total $total_c/$total_f points covered/found"
+		END {
+			if (tries > 0) {
+				out = out "kexec " (kcov + 0) "/" (tries - 1) ", "
+				cov += kcov; found += tries - 1
+			}
+			if (out != "")
+				printf "fault injection (%s): %stotal %d/%d points covered/found\n",
+				       cfg, out, cov, found
+		}' "${logs[@]}"
 }
 
 for cfg in "$@"; do
