@@ -66,11 +66,13 @@ for v in "$TOP"/config/variants/*.config; do
 	step "build the series with ${v#"$TOP"/}" \
 		build "$(basename "$v" .config)" "$TOP/config/fast.config" "$v"
 done
-# checkpatch's SPDX check runs Debian's python3 (with python3-ply).
+# checkpatch's SPDX check runs Debian's python3 (with python3-ply).  The
+# tree has no upstream history, so the ids of Fixes: tags cannot be looked
+# up in it: UNKNOWN_COMMIT_ID is the one check left out.
 for p in "${series[@]}"; do
 	step "checkpatch --strict $p" env PATH="/usr/bin:$PATH" \
 		perl "$TREE/scripts/checkpatch.pl" --root="$TREE" --strict --quiet \
-		"$TOP/patches/$p"
+		--ignore UNKNOWN_COMMIT_ID "$TOP/patches/$p"
 done
 echo "check-series: $n patch(es), $fails problem(s)"
 [ "$fails" = 0 ]
