@@ -32,8 +32,11 @@ boot hugetlb_numa -m 10 -a "hugepagesz=1G hugepages=0:1,1:1 hugepagesz=2M hugepa
 	luo_hugetlb_numa:2
 
 # A preserved 1 GiB page the next kernel cannot use as described (debugfs
-# hook), and a smaller pool in the next kernel (the test sets hugepages=1).
-boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:2
+# hook), and a smaller pool in the next kernel (the test sets hugepages=1);
+# then a third kernel with no 1 GiB hstate at all (the test sets
+# "clearcpuid=pdpe1gb hugepagesz=2M hugepages=4", which replace both
+# hugepagesz= and hugepages=).
+boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:3
 
 # A live update into a kernel built without the handler (bzImage-nohlu).
 # Every page left preserved (small ones too) blocks a 1 GiB range of the
@@ -49,6 +52,16 @@ boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 
 # Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
 boot hugetlb_corrupt -a "hugepages=48" luo_hugetlb_corrupt:2
+
+# Model-based pool accounting: random sequences of pool operations (files,
+# faults, fallocate, truncate, pool and overcommit writes, sessions,
+# preserve, retrieve, finish) on two NUMA nodes, across one kexec, checked
+# after every step against a model of the documented rules.  SEED= and
+# STEPS= in the environment of `make test` reach the program through the
+# kernel command line, for longer hunts; the seed is always printed.
+boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ STEPS=$STEPS}" \
+	-q "-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1" \
+	luo_hugetlb_model:2
 
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
 # the kexec, retrieve and finish) on the fast kernel only, as the sweep
