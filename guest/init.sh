@@ -24,15 +24,28 @@ arg() {
 	tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1
 }
 
-# A kernel with kmemleak scans before each kexec and at the end of the last
-# stage; new leaks show in the kernel log, which fails the run.
-# Its automatic scans (the first one 60 s after boot) would only repeat these
-# and, with 1 GiB pages in the pool, take more than a minute each under TCG.
+# On a kernel with kmemleak (the harness boots it with hlu.kmemleak=1),
+# look for leaks before each kexec and at the end of the last stage.
+# kmemleak reports an object only when two scans find it unreferenced and
+# unchanged (the first scan of a new object only records its checksum) and
+# it is older than 5 s: scan, wait, scan again.  Its automatic scans (the
+# first one 60 s after boot) would only repeat these and, with 1 GiB pages
+# in the pool, take more than a minute each under TCG.  Any failure to scan
+# and any leak is an "HLU: error:" line, which fails the run.
+KMEMLEAK=/sys/kernel/debug/kmemleak
 kmemleak_scan() {
-	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	[ "$(arg hlu.kmemleak)" = 1 ] || return 0
 	echo "HLU: kmemleak scan uptime=$(cut -d' ' -f1 /proc/uptime)"
-	echo scan > /sys/kernel/debug/kmemleak
-	head -n 40 /sys/kernel/debug/kmemleak
+	if ! echo scan > $KMEMLEAK || ! sleep 6 || ! echo scan > $KMEMLEAK; then
+		echo "HLU: error: kmemleak scan failed (kmemleak disabled?)"
+		return 0
+	fi
+	leaks=$(grep -c '^unreferenced object' $KMEMLEAK)
+	echo "HLU: kmemleak: $leaks unreferenced objects uptime=$(cut -d' ' -f1 /proc/uptime)"
+	if [ "$leaks" != 0 ]; then
+		echo "HLU: error: kmemleak found $leaks leaks:"
+		head -n 60 $KMEMLEAK
+	fi
 }
 
 halt_vm() {
@@ -42,7 +55,9 @@ halt_vm() {
 	sleep 10
 }
 
-[ -w /sys/kernel/debug/kmemleak ] && echo scan=off > /sys/kernel/debug/kmemleak
+if [ "$(arg hlu.kmemleak)" = 1 ] && ! echo scan=off > $KMEMLEAK; then
+	echo "HLU: error: no kmemleak, or kmemleak disabled"
+fi
 
 stage=$(arg hlu.stage)
 stage=${stage:-1}

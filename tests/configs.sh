@@ -30,6 +30,8 @@ config_load() {
 		# map: "BUG: KASAN: wild-memory-access in rcu_is_watching" at
 		# boot, now and then (an upstream race, not in our code).
 		CFG_ARGS+=" no5lvl"
+		# guest/init.sh: leak scans before each kexec and at the end.
+		CFG_ARGS+=" hlu.kmemleak=1"
 		CFG_TIMEOUT=600
 		;;
 	*)

@@ -3,19 +3,24 @@
 # (see guest/init.sh), then judge every program from the serial log.
 #
 # Usage: vmtest.sh [-m MEM] [-t STAGE_TIMEOUT] [-a KERNEL_ARGS] [-q QEMU_ARGS]
-#                  BZIMAGE INITRD LOG PROG:N...
+#                  [-s SKIPS] BZIMAGE INITRD LOG PROG:N...
 # Prints one line per program: "PROG pass|fail|skip REASON".  A program fails
-# when any of its stages does not report rc=0, on a timeout, and when any
-# stage's kernel log shows a splat.
+# when any of its stages does not report rc=0, on a timeout, when any
+# stage's kernel log shows a splat or an "HLU: error:" line of init, when the
+# last stage does not end with "HLU: done" and QEMU's clean exit, and when it
+# skips a test (a TAP "# SKIP" line, or exit code 4 for the whole program)
+# that the allow-list SKIPS does not name: lines "PROG [TEXT]  # reason"
+# allow PROG's skip lines that contain TEXT (all of them without TEXT).
 set -euo pipefail
 
-mem=2G stage_timeout=120 kargs="" qargs=""
-while getopts "m:t:a:q:" o; do
+mem=2G stage_timeout=120 kargs="" qargs="" skips=/dev/null
+while getopts "m:t:a:q:s:" o; do
 	case $o in
 	m) mem=$OPTARG ;;
 	t) stage_timeout=$OPTARG ;;
 	a) kargs=$OPTARG ;;
 	q) qargs=$OPTARG ;;
+	s) skips=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -35,6 +40,10 @@ SPLAT='WARNING:|BUG:|Oops|KASAN:|general protection fault|Kernel panic'
 SPLAT+='|possible (recursive|circular|irq lock inversion).*(locking|dependency)'
 SPLAT+='|inconsistent lock state|hung task|blocked for more than'
 SPLAT+='|refcount_t:|list_(add|del) corruption|UBSAN:|kmemleak: [0-9]+ new suspected'
+SPLAT+='|kmemleak: Kernel memory leak detector disabled'
+SPLAT+='|pagealloc: memory corruption|pagealloc: single bit error'
+SPLAT+='|rcu: INFO: .*stall'
+SPLAT+='|HLU: error:'
 
 mkdir -p "$(dirname "$log")"
 start=$(date +%s.%N)
@@ -63,6 +72,34 @@ for ((k = 1; k <= stages; k++)); do
 		break
 	fi
 done
+# The last stage must end: a hang or a crash after the last result line
+# leaves no "HLU: done", or QEMU does not exit by itself.
+ending=""
+if ! grep -aq "HLU: done" "$log"; then
+	ending="no 'HLU: done': the last stage did not end"
+elif [ "$rc" != 0 ]; then
+	ending="QEMU exited with $rc after 'HLU: done'"
+fi
+[ "$rc" != 124 ] || ending="timeout after $((stages * stage_timeout)) s"
+
+# The TAP skip lines of PROG, all stages.
+skip_lines() {
+	awk -v p="$1" '
+		index($0, "HLU: run stage=") && index($0, " prog=" p) { on = $0 ~ (" prog=" p "$") }
+		index($0, "HLU: result stage=") { on = 0 }
+		on && /# SKIP/ { sub(/^\[host *[0-9.]*\] /, ""); print }' "$log"
+}
+
+# Whether SKIPS allows PROG to skip the line $2 ("" for the whole program).
+skip_allowed() {
+	local prog text
+	while read -r prog text; do
+		[ "$prog" = "$1" ] || continue
+		[ -n "$text" ] || return 0
+		[ -n "$2" ] && [[ "$2" == *"$text"* ]] && return 0
+	done < <(sed 's/[[:space:]]*#.*//; /^[[:space:]]*$/d' "$skips")
+	return 1
+}
 
 for p in "${progs[@]}"; do
 	prog=${p%%:*} n=${p##*:} status=pass reason=""
@@ -80,15 +117,30 @@ for p in "${progs[@]}"; do
 				'index($0, s) { on = 1; next } on && /SKIP/ { print; exit }' "$log")
 			reason="${reason#\[host*\] }"
 			reason=${reason:-"exit code 4 (KSFT_SKIP)"}
+			if ! skip_allowed "$prog" ""; then
+				status=fail
+				reason="skip not in the allow-list: $reason"
+			fi
+			break
 		elif [ "$res" != 0 ]; then
 			status=fail
 			reason="stage $k exited with $res"
 			break
 		fi
 	done
-	if [ -n "$splat" ]; then
+	allowed=0
+	while IFS= read -r line; do
+		if ! skip_allowed "$prog" "$line"; then
+			[ "$status" = fail ] || reason="skip not in the allow-list: $line"
+			status=fail
+			break
+		fi
+		allowed=$((allowed + 1))
+	done < <(skip_lines "$prog")
+	[ "$status" != pass ] || [ "$allowed" = 0 ] || reason="($allowed allowed skips)"
+	if [ -n "$splat" ] || [ -n "$ending" ]; then
 		status=fail
-		reason=$splat
+		reason=${splat:-$ending}
 	fi
 	echo "$prog $status $reason"
 done
