@@ -6,9 +6,14 @@
  * so this is all the guest needs from kexec-tools.
  *
  * With -F, before the kexec that succeeds, make it fail at each fault point
- * of the kexec path in turn (fail_liveupdate_hugetlb: the freeze of each
- * preserved hugetlb file), and check that every failed kexec leaves the huge
- * page pools and the pin counters as they were.
+ * of the kexec path in turn (/proc/thread-self/fail-nth: the allocations,
+ * failslab and fail_page_alloc, and fail_liveupdate_hugetlb, the freeze of
+ * each preserved hugetlb file), and check that every failed kexec returned
+ * the errno of the point that failed (the kernel log names it: -EIO for a
+ * freeze, -ENOMEM for an allocation) and left the huge page pools and the
+ * pin counters as they were.  A kexec that goes through although a fault
+ * was injected shows as a FAULT_INJECTION message after the last
+ * "HLU: fault-injection kexec try" line, which the host harness fails.
  *
  * usage: kexec-load [-e [-F]] -c CMDLINE KERNEL [INITRD]
  */
@@ -24,7 +29,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define FAIL_ATTR	"/sys/kernel/debug/fail_liveupdate_hugetlb/"
+#define DEBUGFS		"/sys/kernel/debug/"
+#define FAIL_ATTR	DEBUGFS "fail_liveupdate_hugetlb/"
+#define MAX_POINTS	10000
 
 static int usage(const char *prog)
 {
@@ -34,7 +41,6 @@ static int usage(const char *prog)
 
 static int kexec(void)
 {
-	sync();
 	return syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
 		       LINUX_REBOOT_CMD_KEXEC, NULL);
 }
@@ -96,14 +102,10 @@ static void snapshot(char *buf, size_t len)
 		fclose(f);
 }
 
-static int write_attr(const char *name, long val)
+static int write_file(const char *path, const char *text)
 {
-	char path[128], text[32];
-	int fd, len, ret;
+	int fd = open(path, O_WRONLY), len = strlen(text), ret;
 
-	snprintf(path, sizeof(path), FAIL_ATTR "%s", name);
-	len = snprintf(text, sizeof(text), "%ld", val);
-	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -1;
 	ret = write(fd, text, len) == len ? 0 : -1;
@@ -111,53 +113,125 @@ static int write_attr(const char *name, long val)
 	return ret;
 }
 
-static long read_attr(const char *name)
-{
-	char path[128], text[32] = "";
-	FILE *f;
+static int fail_nth_fd = -1, kmsg_fd = -1;
 
-	snprintf(path, sizeof(path), FAIL_ATTR "%s", name);
-	f = fopen(path, "r");
-	if (!f || !fgets(text, sizeof(text), f))
-		text[0] = 0;
-	if (f)
-		fclose(f);
-	return text[0] ? strtol(text, NULL, 10) : -1;
+static int fail_nth(int n)
+{
+	char text[16];
+	int len = snprintf(text, sizeof(text), "%d", n);
+
+	return pwrite(fail_nth_fd, text, len, 0) == len ? 0 : -1;
+}
+
+static int fail_nth_left(void)
+{
+	char text[16];
+	ssize_t len = pread(fail_nth_fd, text, sizeof(text) - 1, 0);
+
+	if (len <= 0)
+		return -1;
+	text[len] = 0;
+	return atoi(text);
+}
+
+/*
+ * The attribute whose fault the kernel logged since the last call, or NULL:
+ * a __GFP_NOWARN allocation fails silently.
+ */
+static const char *fault_logged(void)
+{
+	static const char * const names[] = {
+		"failslab", "fail_page_alloc", "fail_liveupdate_hugetlb",
+	};
+	const char *found = NULL;
+	char rec[4096], pat[64];
+	unsigned int i;
+	ssize_t len;
+
+	while ((len = read(kmsg_fd, rec, sizeof(rec) - 1)) > 0 ||
+	       (len < 0 && errno == EPIPE)) {
+		if (len < 0)
+			continue;
+		rec[len] = 0;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			snprintf(pat, sizeof(pat), "name %s,", names[i]);
+			if (strstr(rec, pat))
+				found = names[i];
+		}
+	}
+	return found;
+}
+
+static int fault_setup(void)
+{
+	static const char * const files[][2] = {
+		{ "failslab/verbose", "1" },
+		{ "failslab/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/verbose", "1" },
+		{ "fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/min-order", "0" },
+		{ "fail_liveupdate_hugetlb/verbose", "1" },
+	};
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), DEBUGFS "%s", files[i][0]);
+		if (write_file(path, files[i][1])) {
+			printf("HLU: error: %s: %s (CONFIG_FAULT_INJECTION_DEBUG_FS, "
+			       "CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, "
+			       "CONFIG_FAIL_LIVEUPDATE_HUGETLB)\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fail_nth_fd < 0 || kmsg_fd < 0) {
+		printf("HLU: error: fail-nth or /dev/kmsg: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /*
  * Fail the Nth fault point of the kexec path, for N = 1, 2, ... until the
- * kexec goes through.  Only returns on an error.  The kexec path allocates
- * nothing (LUO sets everything up before), so its fault points are
- * fail_liveupdate_hugetlb's, and the attribute's own counters pick the Nth
- * (each call takes 1 off "space" while more than 1 is left, then "times"
- * calls fail): with fail-nth, a count left over would fail something on the
- * way down to the next kernel.
+ * kexec goes through.  Only returns on an error.  fail-nth counts the fault
+ * points this task reaches in reboot(): LUO's freeze of the preserved files
+ * and what it allocates.
  */
 static int kexec_fault_sweep(void)
 {
 	static char before[8192], after[8192];
-	int n, err;
+	const char *name;
+	int n, err, left, want;
 
-	if (read_attr("times") < 0) {
-		printf("HLU: error: no " FAIL_ATTR " (CONFIG_FAIL_LIVEUPDATE_HUGETLB)\n");
+	if (fault_setup())
 		return 1;
-	}
-	for (n = 1;; n++) {
+	for (n = 1; n <= MAX_POINTS; n++) {
 		snapshot(before, sizeof(before));
-		if (write_attr("verbose", 1) || write_attr("interval", 1) ||
-		    write_attr("probability", 100) || write_attr("space", n) ||
-		    write_attr("times", 1)) {
-			perror(FAIL_ATTR);
-			return 1;
-		}
 		printf("HLU: fault-injection kexec try %d\n", n);
 		fflush(stdout);
+		sync();
+		lseek(kmsg_fd, 0, SEEK_END);
+		if (fail_nth(n)) {
+			perror("fail-nth");
+			return 1;
+		}
 		kexec();
 		err = errno;
-		if (read_attr("times") != 0) {
+		left = fail_nth_left();
+		fail_nth(0);
+		if (left) {
 			printf("HLU: error: kexec failed without an injected fault: %s\n",
 			       strerror(err));
+			return 1;
+		}
+		name = fault_logged();
+		want = name && !strcmp(name, "fail_liveupdate_hugetlb") ? EIO : ENOMEM;
+		if (err != want) {
+			printf("HLU: error: fault-injection kexec point %d (%s): %s, not %s\n",
+			       n, name ? name : "a __GFP_NOWARN allocation", strerror(err),
+			       strerror(want));
 			return 1;
 		}
 		snapshot(after, sizeof(after));
@@ -166,9 +240,11 @@ static int kexec_fault_sweep(void)
 			       "before: %s\nafter:  %s\n", n, before, after);
 			return 1;
 		}
-		printf("HLU: fault-injection kexec point %d covered: %s, counters unchanged\n",
-		       n, strerror(err));
+		printf("HLU: fault-injection kexec point %d covered: %s: %s, counters unchanged\n",
+		       n, name ? name : "a __GFP_NOWARN allocation", strerror(err));
 	}
+	printf("HLU: error: the kexec has more than %d fault points\n", MAX_POINTS);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -221,6 +297,7 @@ int main(int argc, char **argv)
 	if (sweep)
 		return kexec_fault_sweep();
 
+	sync();
 	kexec();
 	perror("reboot(LINUX_REBOOT_CMD_KEXEC)");
 	return 1;
