@@ -51,7 +51,7 @@ check-series: tree
 	@$(S)/check-series.sh
 
 shellcheck:
-	shellcheck $(S)/*.sh tests/*.sh guest/init.sh .ci/run
+	shellcheck $(S)/*.sh tests/*.sh guest/*.sh .ci/run
 
 clean:
 	rm -rf build

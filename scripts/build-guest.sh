@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build the static guest programs against the patched tree's exported
-# headers: the tree's LUO selftests (including the ones our series adds) and
-# the project's own tools in guest/.
+# headers: the tree's LUO selftests (including the ones our series adds),
+# upstream's hugetlb and memfd selftests, and the project's own tools in
+# guest/.
 # Usage: build-guest.sh KBUILD_DIR OUT_DIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,23 @@ rm -f "$sdir"/*.o "$sdir"/*.d
 for f in "$out"/obj/*; do
 	[ -f "$f" ] && [ -x "$f" ] && install -m 755 "$f" "$out/bin/"
 done
+# Upstream's hugetlb and memfd selftests, run by guest/upstream-mm.sh.
+mm=$TREE/tools/testing/selftests/mm
+for t in hugetlb-mmap hugetlb-shm hugetlb-mremap hugetlb-vmemmap hugetlb-madvise \
+	hugetlb_dio hugetlb_fault_after_madv hugetlb_madv_vs_map hugetlb-read-hwpoison \
+	hugetlb-soft-offline write_to_hugetlbfs; do
+	gcc -static -O2 -isystem "$inc" -I"$mm" -I"$mm/.." -o "$out/bin/$t" \
+		"$mm/$t.c" "$mm/vm_util.c" "$mm/hugepage_settings.c" -lpthread
+done
+install -m 755 "$mm/charge_reserved_hugetlb.sh" "$mm/hugetlb_reparenting_test.sh" \
+	"$mm/write_hugetlb_memory.sh" "$out/bin/"
+md=$TREE/tools/testing/selftests/memfd
+gcc -static -O2 -isystem "$inc" -I"$md/.." -o "$out/bin/memfd_test" \
+	"$md/memfd_test.c" "$md/common.c"
+install -m 755 "$TOP/guest/upstream-mm.sh" "$out/bin/upstream_mm"
+# What those scripts need of procps and psmisc, which busybox lacks.
+install -m 755 "$TOP/guest/pgrep.sh" "$out/bin/pgrep"
+install -m 755 "$TOP/guest/killall.sh" "$out/bin/killall"
 for c in "$TOP"/guest/*.c; do
 	gcc -static -O2 -Wall -Wextra -Werror -isystem "$inc" \
 		-o "$out/bin/$(basename "$c" .c)" "$c"

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio kmod rsync
-	dwarves busybox-static qemu-system-x86 ccache git perl xz-utils
+	dwarves busybox-static bash-static qemu-system-x86 ccache git perl xz-utils
 	python3 python3-ply python3-git gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do

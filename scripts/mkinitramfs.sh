@@ -12,10 +12,13 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,boot}
 cp /bin/busybox "$root/bin/busybox"
+# bash for upstream's hugetlb cgroup selftests (scripts).
+cp /bin/bash-static "$root/bin/bash"
 for a in $("$root/bin/busybox" --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
-cp "$bin"/* "$root/bin/"
+# A guest program may replace a busybox applet: replace the link, not busybox.
+cp --remove-destination "$bin"/* "$root/bin/"
 install -m 755 "$TOP/guest/init.sh" "$root/init"
 cp "$bz" "$root/boot/bzImage"
 for k in "$@"; do

@@ -64,6 +64,12 @@ boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ ST
 	luo_hugetlb_model:2
 
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
-# the kexec, retrieve and finish) on the fast kernel only, as the sweep
-# asks: the debug kernel's time goes to the functional tests.
-boot hugetlb_fault -c fast -a "hugepages=256" luo_hugetlb_fault:2
+# unpreserve, the kexec, retrieve and finish), on both kernels: on the debug
+# kernel every error path runs under KASAN, lockdep and kmemleak.
+boot hugetlb_fault -a "hugepages=128" luo_hugetlb_fault:2
+
+# Upstream's own hugetlb and memfd selftests (guest/upstream-mm.sh): on a
+# plain boot, then after a live update with 64 MiB of retrieved pages
+# mapped, and those that size the pool after a second update, the
+# retrieved session finished.
+boot upstream_mm -a "hugepages=64" upstream_mm:3
