@@ -13,9 +13,13 @@
  * freeze, -ENOMEM for an allocation) and left the huge page pools and the
  * pin counters as they were.  A kexec that goes through although a fault
  * was injected shows as a FAULT_INJECTION message after the last
- * "HLU: fault-injection kexec try" line, which the host harness fails.
+ * "HLU: fault-injection kexec try" line, which the host harness fails at
+ * one of our own points; -F N says N freezes at least must fail (one per
+ * preserved hugetlb file), which the harness checks.  On a kernel with
+ * kmemleak, the leaks of the first failed tries' unwinding are looked for
+ * (two scans) before the sweep goes on.
  *
- * usage: kexec-load [-e [-F]] -c CMDLINE KERNEL [INITRD]
+ * usage: kexec-load [-e [-F N]] -c CMDLINE KERNEL [INITRD]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -32,10 +36,13 @@
 #define DEBUGFS		"/sys/kernel/debug/"
 #define FAIL_ATTR	DEBUGFS "fail_liveupdate_hugetlb/"
 #define MAX_POINTS	10000
+#define KMEMLEAK	DEBUGFS "kmemleak"
+/* The failed tries before kmemleak looks at their unwinding. */
+#define KMEMLEAK_AFTER	10
 
 static int usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-e [-F]] -c CMDLINE KERNEL [INITRD]\n", prog);
+	fprintf(stderr, "usage: %s [-e [-F N]] -c CMDLINE KERNEL [INITRD]\n", prog);
 	return 2;
 }
 
@@ -162,6 +169,37 @@ static const char *fault_logged(void)
 	return found;
 }
 
+/*
+ * Scan for leaks twice (kmemleak reports an object that two scans find
+ * unreferenced and unchanged, and older than 5 s) and fail on any.
+ */
+static int kmemleak_check(void)
+{
+	char line[256];
+	int leaks = 0;
+	FILE *f;
+
+	if (access(KMEMLEAK, W_OK))
+		return 0;
+	printf("HLU: fault-injection kexec: kmemleak scans after %d failed tries\n",
+	       KMEMLEAK_AFTER);
+	fflush(stdout);
+	if (write_file(KMEMLEAK, "scan") || sleep(6) || write_file(KMEMLEAK, "scan")) {
+		printf("HLU: error: kmemleak scan failed: %s\n", strerror(errno));
+		return -1;
+	}
+	f = fopen(KMEMLEAK, "r");
+	while (f && fgets(line, sizeof(line), f))
+		leaks += !strncmp(line, "unreferenced object", 19);
+	if (f)
+		fclose(f);
+	if (leaks) {
+		printf("HLU: error: kmemleak: %d leaks after failed kexecs\n", leaks);
+		return -1;
+	}
+	return 0;
+}
+
 static int fault_setup(void)
 {
 	static const char * const files[][2] = {
@@ -199,7 +237,7 @@ static int fault_setup(void)
  * points this task reaches in reboot(): LUO's freeze of the preserved files
  * and what it allocates.
  */
-static int kexec_fault_sweep(void)
+static int kexec_fault_sweep(int want_own)
 {
 	static char before[8192], after[8192];
 	const char *name;
@@ -207,7 +245,10 @@ static int kexec_fault_sweep(void)
 
 	if (fault_setup())
 		return 1;
+	printf("HLU: fault-injection kexec: at least %d points of ours\n", want_own);
 	for (n = 1; n <= MAX_POINTS; n++) {
+		if (n == KMEMLEAK_AFTER + 1 && kmemleak_check())
+			return 1;
 		snapshot(before, sizeof(before));
 		printf("HLU: fault-injection kexec try %d\n", n);
 		fflush(stdout);
@@ -253,13 +294,13 @@ int main(int argc, char **argv)
 	unsigned long flags = 0;
 	int opt, exec = 0, sweep = 0, kfd, ifd = -1;
 
-	while ((opt = getopt(argc, argv, "eFc:")) != -1) {
+	while ((opt = getopt(argc, argv, "eF:c:")) != -1) {
 		switch (opt) {
 		case 'e':
 			exec = 1;
 			break;
 		case 'F':
-			sweep = 1;
+			sweep = atoi(optarg);
 			break;
 		case 'c':
 			cmdline = optarg;
@@ -295,7 +336,7 @@ int main(int argc, char **argv)
 	if (!exec)
 		return 0;
 	if (sweep)
-		return kexec_fault_sweep();
+		return kexec_fault_sweep(sweep);
 
 	sync();
 	kexec();

@@ -68,8 +68,11 @@ fault_coverage() {
 	# lines: match inside them.
 	awk -v cfg="$cfg" '
 		function end_try() {
+			# The try that went through: the kernel said so.
+			if (pending && !started)
+				bad = bad " " tryfile ": kexec try " try " neither failed nor started the next kernel;"
 			if (pending && fi == "fail_liveupdate_hugetlb")
-				bad = bad " " FILENAME ": kexec try " try " went through with a fault injected;"
+				bad = bad " " tryfile ": kexec try " try " went through with a fault injected;"
 			else if (pending && fi != "")
 				kabs++
 			pending = 0
@@ -83,17 +86,29 @@ fault_coverage() {
 		match($0, /HLU: fault-injection kexec try [0-9]+/) {
 			end_try()
 			split(substr($0, RSTART, RLENGTH), f, " ")
-			try = f[5]; pending = 1; fi = ""; tries++
+			try = f[5]; tryfile = FILENAME; pending = 1; fi = ""; started = 0; tries++
 		}
+		pending && /kexec_core: Starting new kernel/ { started = 1 }
+		match($0, /HLU: fault-injection kexec: at least [0-9]+ points of ours/) {
+			split(substr($0, RSTART, RLENGTH), f, " ")
+			want[FILENAME] = f[6]
+		}
+		# The sweep stopped on an error, which fails the run by itself.
+		pending && /HLU: error:/ { pending = 0 }
 		pending && match($0, /name [a-z_]+, interval/) {
 			fi = substr($0, RSTART + 5, RLENGTH - 15)
 		}
 		match($0, /HLU: fault-injection kexec point [0-9]+ covered/) {
 			pending = 0; kcov++
+			if ($0 ~ /covered: fail_liveupdate_hugetlb:/)
+				own[FILENAME]++
 		}
 		/Linux version / { end_try() }
 		END {
 			end_try()
+			for (file in want)
+				if (own[file] < want[file])
+					bad = bad " " file ": " own[file] + 0 " freezes failed in the kexec sweep, not " want[file] ";"
 			if (tries > 0)
 				out = out "kexec " kcov + kabs " (" kcov + 0 " failed, " kabs + 0 " absorbed), "
 			if (out != "")

@@ -66,10 +66,12 @@ boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ ST
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
 # unpreserve, the kexec, retrieve and finish), on both kernels: on the debug
 # kernel every error path runs under KASAN, lockdep and kmemleak.
-boot hugetlb_fault -a "hugepages=128" luo_hugetlb_fault:2
+boot hugetlb_fault -a "hugepages=192" luo_hugetlb_fault:2
 
 # Upstream's own hugetlb and memfd selftests (guest/upstream-mm.sh): on a
 # plain boot, then after a live update with 64 MiB of retrieved pages
 # mapped, and those that size the pool after a second update, the
-# retrieved session finished.
-boot upstream_mm -a "hugepages=64" upstream_mm:3
+# retrieved session finished.  On the debug kernel the plain boot leaves
+# out the two cgroup scripts (about 4 minutes each there).
+boot upstream_mm -c fast -a "hugepages=64" upstream_mm:3
+boot upstream_mm -c debug -a "hugepages=64 hlu.upstream_plain=short" upstream_mm:3

@@ -64,8 +64,12 @@ echo "[host] qemu exit $rc after ${wall}s" >> "$log"
 
 # Split the log into stages: a stage starts with the kernel's banner.
 splat=""
+# Lines after a stray banner (a program printing /proc/version) belong to
+# the last stage.
+banners=$(grep -ac 'Linux version ' "$log" || true)
 for ((k = 1; k <= stages; k++)); do
-	hit=$(awk -v k="$k" '/Linux version /{ n++ } n == k' "$log" |
+	hit=$(awk -v k="$k" -v last="$stages" '/Linux version /{ n++ }
+		n == k || (k == last && n > last)' "$log" |
 		grep -aEm1 "$SPLAT" || true)
 	if [ -n "$hit" ]; then
 		splat="kernel splat in stage $k: ${hit#\[host*\] }"
@@ -75,8 +79,10 @@ done
 # The last stage must end: a hang or a crash after the last result line
 # leaves no "HLU: done", or QEMU does not exit by itself.
 ending=""
-if ! grep -aq "HLU: done" "$log"; then
+if ! grep -aqE '^\[host *[0-9.]+\] HLU: done$' "$log"; then
 	ending="no 'HLU: done': the last stage did not end"
+elif [ "$banners" -lt "$stages" ]; then
+	ending="$banners kernels booted for $stages stages"
 elif [ "$rc" != 0 ]; then
 	ending="QEMU exited with $rc after 'HLU: done'"
 fi
