@@ -33,7 +33,7 @@ want=$(for p in "${series[@]}"; do cat "$TOP/patches/$p"; done | sha256sum)
 say "applying ${#series[@]} patch(es) to $TREE"
 rm -f "$TREE/.git/hlu-series"
 git_t am --abort >/dev/null 2>&1 || true
-git_t checkout -q --detach pristine
+git_t checkout -q -f --detach pristine
 git_t reset -q --hard pristine
 git_t clean -q -fdx
 for p in "${series[@]}"; do
