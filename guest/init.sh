@@ -98,6 +98,9 @@ if ! cat /sys/firmware/initrd > /tmp/initrd; then
 	echo "HLU: error: no /sys/firmware/initrd (boot with retain_initrd)"
 	halt_vm
 fi
+# Another kernel (a program asked for it) has another config: kmemleak is
+# only asked of the config under test.
+[ -s /tmp/hlu.next-kernel ] && echo " hlu.kmemleak=0" >> /tmp/hlu.next-args
 cmdline=" $(sed 's/ *hlu\.stage=[0-9]*//' /proc/cmdline) "
 if [ -s /tmp/hlu.next-args ]; then
 	# shellcheck disable=SC2013 # one argument per word
