@@ -92,6 +92,16 @@ static int detach(int *report)
 	return 0;
 }
 
+/* /dev/liveupdate, or exit: only the holder process opens it. */
+static int luo_open(void)
+{
+	int luo = open("/dev/liveupdate", O_RDWR);
+
+	if (luo < 0)
+		exit(fail("/dev/liveupdate"));
+	return luo;
+}
+
 static int preserve(size_t size)
 {
 	struct liveupdate_ioctl_create_session cs = { .size = sizeof(cs) };
@@ -102,9 +112,7 @@ static int preserve(size_t size)
 	ret = detach(&report);
 	if (ret >= 0)
 		return ret;
-	luo = open("/dev/liveupdate", O_RDWR);
-	if (luo < 0)
-		exit(fail("/dev/liveupdate"));
+	luo = luo_open();
 	fd = memfd_create(SESSION, MFD_HUGETLB | MFD_HUGE_2MB);
 	if (fd < 0 || ftruncate(fd, size))
 		exit(fail("hugetlb memfd"));
@@ -147,9 +155,7 @@ static int retrieve(size_t size, int hold)
 		if (ret >= 0)
 			return ret;
 	}
-	luo = open("/dev/liveupdate", O_RDWR);
-	if (luo < 0)
-		exit(fail("/dev/liveupdate"));
+	luo = luo_open();
 	snprintf((char *)rs.name, sizeof(rs.name), SESSION);
 	if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs))
 		exit(fail("retrieve session"));
