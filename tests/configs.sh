@@ -11,6 +11,23 @@ config_image() {
 	esac
 }
 
+# Kernel arguments of a config that depend on the guest memory (GiB): KASAN's
+# shadow (an eighth of memory) makes the default KHO scratch size
+# unreservable, and the scratch must hold the next kernel's shadow; with
+# less lowmem scratch the kexec'd kernel fails early.  A boot's own
+# kho_scratch= comes later on the command line and wins.
+config_mem_args() {
+	case $1 in
+	debug)
+		if [ "$2" -le 2 ]; then
+			echo "kho_scratch=128M,256M,128M"
+		else
+			echo "kho_scratch=256M,512M,256M"
+		fi
+		;;
+	esac
+}
+
 config_load() {
 	case $1 in
 	fast)
@@ -19,10 +36,10 @@ config_load() {
 		CFG_TIMEOUT=120
 		;;
 	debug)
-		# KASAN's shadow makes the default KHO scratch size unreservable;
-		# with less lowmem scratch the kexec'd kernel fails early.
-		CFG_MEM=4
-		CFG_ARGS="kho_scratch=256M,512M,256M page_poison=1"
+		# 2 GiB: kmemleak's scans and the boot take longer with more
+		# memory (config_mem_args sets the KHO scratch sizes).
+		CFG_MEM=2
+		CFG_ARGS="page_poison=1"
 		CFG_ARGS+=" sysctl.kernel.hung_task_timeout_secs=60"
 		# 4-level paging: with LA57 (-cpu max has it), an interrupt that
 		# arrives while identify_cpu() rebuilds the boot CPU's feature

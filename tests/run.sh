@@ -3,7 +3,8 @@
 # line per test (a test is one program on one kernel config), then
 # "N passed, N failed[, N skipped]".  Needs the kernels and guest programs
 # built (make kernel kernel-debug kernel-nohlu guest).
-# Usage: run.sh CONFIG...    env ONLY=BOOT_NAME runs one boot line only.
+# Usage: run.sh CONFIG...    env ONLY=BOOT_NAME runs one boot line only;
+# LONG=1 also runs the boot lines marked -l (make test-long).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 . "$TOP/tests/configs.sh"
@@ -12,13 +13,14 @@ passed=0 failed=0 skipped=0
 cfg=""
 
 boot() {
-	local name=$1 mem=$CFG_MEM args=$CFG_ARGS qargs="" o log line
-	local prog status reason seen=0 only_cfg=""
+	local name=$1 mem=$CFG_MEM args="" qargs="" o log line
+	local prog status reason seen=0 only_cfg="" long=0 stages
 	shift
 	OPTIND=1
-	while getopts "c:m:a:q:" o; do
+	while getopts "c:lm:a:q:" o; do
 		case $o in
 		c) only_cfg=$OPTARG ;;
+		l) long=1 ;;
 		m) [ "$OPTARG" -gt "$mem" ] && mem=$OPTARG ;;
 		a) args+=" $OPTARG" ;;
 		q) qargs=$OPTARG ;;
@@ -26,9 +28,15 @@ boot() {
 		esac
 	done
 	shift $((OPTIND - 1))
+	args="$CFG_ARGS $(config_mem_args "$cfg" "$mem")$args"
 	[ -z "$only_cfg" ] || [ "$only_cfg" = "$cfg" ] || return 0
 	[ -z "${ONLY:-}" ] || [ "$ONLY" = "$name" ] || return 0
+	[ "$long" = 0 ] || [ "${LONG:-0}" = 1 ] || [ -n "${ONLY:-}" ] || return 0
 	log=$LOGS/$cfg/$name.log
+	stages=$(printf '%s\n' "$@" | sed 's/.*://' | sort -n | tail -n 1)
+	# A progress line: a boot takes from seconds to minutes.
+	printf '.... %-6s %-24s booting, %d stage(s), %s GiB  [%s]\n' "$cfg" "$name" \
+		"$stages" "$mem" "$(date +%T)"
 	while read -r prog status reason; do
 		case $status in
 		pass) passed=$((passed + 1)) ;;
