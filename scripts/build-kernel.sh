@@ -1,16 +1,30 @@
 #!/bin/bash
 # Configure and build one kernel from the tree ($TREE, see prepare-tree.sh)
 # out of tree with ccache.
-# Usage: build-kernel.sh NAME FRAGMENT...
+# Usage: build-kernel.sh [-f FROM] NAME FRAGMENT...
 #   NAME: output dir name ($CACHE/kbuild-NAME); FRAGMENTs are merged, in
 #   order, on top of `make tinyconfig`, and every option they set must land
 #   in the final .config as the last fragment that names it says.
+#   -f FROM: a first build starts from a copy of kernel FROM's build (a
+#   config that differs in a few options): kbuild then recompiles only what
+#   the changed options touch, a minute instead of a full build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+from=""
+if [ "${1:-}" = -f ]; then
+	from=$(kbuild_dir "$2")
+	shift 2
+fi
 name=$1
 shift
 out=$(kbuild_dir "$name")
+if [ -n "$from" ] && [ ! -f "$out/.config" ] && [ -f "$from/.config" ]; then
+	say "kernel '$name': starting from a copy of $from"
+	rm -rf "$out"
+	cp -a "$from" "$out"
+	rm -f "$out/.hlu-config"
+fi
 mkdir -p "$out" "$CCACHE_DIR"
 kmake() {
 	make -s -C "$TREE" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
@@ -41,7 +55,20 @@ if [ "$(cat "$out/.hlu-config" 2>/dev/null)" != "$want" ] || [ ! -f "$out/.confi
 	[ $bad = 0 ] || die "config fragment lines did not land in $out/.config"
 	echo "$want" > "$out/.hlu-config"
 fi
-say "building kernel '$name' in $out"
+say "building kernel '$name' in $out (a first build takes 10 to 20 minutes)"
 start=$(date +%s)
-kmake -j"$JOBS" bzImage
+touch "$out/.hlu-build-start"
+kmake -j"$JOBS" bzImage &
+pid=$!
+# A progress line a minute while make runs.
+next=$((start + 60))
+while kill -0 "$pid" 2>/dev/null; do
+	sleep 2
+	if [ "$(date +%s)" -ge "$next" ]; then
+		echo "    kernel '$name': $(find "$out" -name '*.o' -newer "$out/.hlu-build-start" |
+			wc -l) objects compiled, $((($(date +%s) - start) / 60)) min"
+		next=$((next + 60))
+	fi
+done
+wait "$pid" || die "kernel '$name' did not build"
 echo "kernel '$name' built in $(($(date +%s) - start)) s"
