@@ -7,7 +7,7 @@ KB_DEBUG := $(CACHE)/kbuild-debug
 KB_NOHLU := $(CACHE)/kbuild-no-liveupdate-hugetlb
 BZ := arch/x86/boot/bzImage
 
-.PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-fast test-debug \
+.PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-long test-fast test-debug \
 	demo check-series shellcheck clean
 
 all: kernel guest
@@ -27,8 +27,10 @@ kernel-debug: tree
 	@mkdir -p build && ln -sf $(KB_DEBUG)/$(BZ) build/bzImage-debug
 
 # The next kernel of a test that updates into a kernel without the handler.
-kernel-nohlu: tree
-	@$(S)/build-kernel.sh no-liveupdate-hugetlb config/fast.config \
+# It differs from the fast kernel in three options: start from a copy of
+# that build, and make recompiles what they touch.
+kernel-nohlu: kernel
+	@$(S)/build-kernel.sh -f fast no-liveupdate-hugetlb config/fast.config \
 		config/variants/no-liveupdate-hugetlb.config
 	@mkdir -p build && ln -sf $(KB_NOHLU)/$(BZ) build/bzImage-nohlu
 
@@ -37,6 +39,10 @@ guest: kernel
 
 test: kernel kernel-debug kernel-nohlu guest
 	@tests/run.sh fast debug
+
+# The suite plus the boots marked -l in tests/suite.sh (about 10 minutes more).
+test-long: kernel kernel-debug kernel-nohlu guest
+	@LONG=1 tests/run.sh fast debug
 
 test-fast: kernel kernel-nohlu guest
 	@tests/run.sh fast

@@ -13,9 +13,9 @@
 #            the pool)
 # Each test gets the free pages it needs (nr_hugepages = pages in use +
 # need), and the pool is set back after it.  Exit code 1 if a test failed.
-# With hlu.upstream_plain=short on the kernel command line, stage 1 leaves
-# out the two cgroup scripts (minutes each on a debug kernel under TCG):
-# they still run in stage 3, after the live updates.
+# The two cgroup scripts take minutes each on a debug kernel under TCG:
+# hlu.upstream_cgroup=STAGES on the kernel command line (a comma-separated
+# list of stages, or "none"; default "1,3") says in which stages they run.
 set -u
 PATH=/bin:/sbin
 NR=/proc/sys/vm/nr_hugepages
@@ -84,10 +84,14 @@ run_in_use() {
 run_pool_sized() {
 	run 0 hugetlb-mmap hugetlb-mmap
 	run exact:1 hugetlb_madv_vs_map hugetlb_madv_vs_map
-	if [ "$stage" = 1 ] && grep -q 'hlu.upstream_plain=short' /proc/cmdline; then
-		echo "# stage 1: the cgroup scripts run in stage 3 only (hlu.upstream_plain=short)"
+	cg=$(sed -n 's/.*hlu\.upstream_cgroup=\([0-9a-z,]*\).*/\1/p' /proc/cmdline)
+	case ",${cg:-1,3}," in
+	*",$stage,"*) ;;
+	*)
+		echo "# stage $stage: the cgroup scripts do not run (hlu.upstream_cgroup=${cg:-1,3})"
 		return
-	fi
+		;;
+	esac
 	run 0 charge_reserved_hugetlb.sh bash ./charge_reserved_hugetlb.sh -cgroup-v2
 	run 0 hugetlb_reparenting_test.sh bash ./hugetlb_reparenting_test.sh -cgroup-v2
 }

@@ -1,19 +1,24 @@
 # shellcheck shell=bash
 # The test suite, read by tests/run.sh: one `boot` line per VM boot, run on
 # every kernel config.  Programs in one boot share its stages and kexecs.
-#   boot NAME [-c CONFIG] [-m GiB] [-a KERNEL_ARGS] [-q QEMU_ARGS] PROG:STAGES...
-# -c runs the boot on that kernel config only.
-
-# Upstream LUO selftests (regression guard): the non-kexec API test and the
-# four two-stage kexec tests, in one kexec round trip.
-boot luo liveupdate:1 luo_kexec_simple:2 luo_multi_session:2 \
-	luo_stress_sessions:2 luo_stress_files:2
+#   boot NAME [-c CONFIG] [-l] [-m GiB] [-a KERNEL_ARGS] [-q QEMU_ARGS] PROG:STAGES...
+# -c runs the boot on that kernel config only; -l only in make test-long.
+# A boot costs most of the time (on the debug kernel about 30 s per kernel
+# start and 10 s of leak scans per stage): programs that leave each other's
+# pool counts alone share one.
 
 # hugetlb memfd preservation (2 MiB pages).  The pool size matters to the
 # tests' expected counts, so each has its own boot.
 boot hugetlb -a "hugepages=32 hugetlb_cma=64M" luo_hugetlb:1
-boot hugetlb_kexec -a "hugepages=64" luo_hugetlb_kexec:2
-boot hugetlb_chain -a "hugepages=16" luo_hugetlb_chain:4
+# With upstream's LUO selftests (regression guard, no huge pages): the
+# non-kexec API test and the four two-stage kexec tests.
+boot hugetlb_kexec -a "hugepages=64" luo_hugetlb_kexec:2 liveupdate:1 \
+	luo_kexec_simple:2 luo_multi_session:2 luo_stress_sessions:2 \
+	luo_stress_files:2
+# Three updates: on the debug kernel in make test-long only (1g, nohstate
+# and upstream_mm carry pages through two updates there).
+boot hugetlb_chain -c fast -a "hugepages=16" luo_hugetlb_chain:4
+boot hugetlb_chain -c debug -l -a "hugepages=16" luo_hugetlb_chain:4
 boot hugetlb_overcommit -a "hugepages=8" luo_hugetlb_overcommit:2
 boot hugetlb_cgroup -a "hugepages=16" luo_hugetlb_cgroup:2
 
@@ -41,7 +46,11 @@ boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:3
 # A live update into a kernel built without the handler (bzImage-nohlu).
 # Every page left preserved (small ones too) blocks a 1 GiB range of the
 # next kernel's boot-time pool: give it room.
-boot hugetlb_nohandler -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
+# The next kernel is the same fast-config image for both configs: on the
+# debug kernel (only its first stage differs) in make test-long only.
+boot hugetlb_nohandler -c fast -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
+	luo_hugetlb_nohandler:2
+boot hugetlb_nohandler -c debug -l -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
 	luo_hugetlb_nohandler:2
 
 # Bad userspace input (wrong file types, tokens, sessions, double finish,
@@ -62,6 +71,10 @@ boot hugetlb_corrupt -a "hugepages=48" luo_hugetlb_corrupt:2
 boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ STEPS=$STEPS}" \
 	-q "-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1" \
 	luo_hugetlb_model:2
+# make test-long: ten times the steps, on a seed of its own each run.
+boot hugetlb_model_long -c fast -l -m 4 -a "hugepages=32 STEPS=3000" \
+	-q "-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1" \
+	luo_hugetlb_model:2
 
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
 # unpreserve, the kexec, retrieve and finish), on both kernels: on the debug
@@ -71,7 +84,9 @@ boot hugetlb_fault -a "hugepages=192" luo_hugetlb_fault:2
 # Upstream's own hugetlb and memfd selftests (guest/upstream-mm.sh): on a
 # plain boot, then after a live update with 64 MiB of retrieved pages
 # mapped, and those that size the pool after a second update, the
-# retrieved session finished.  On the debug kernel the plain boot leaves
-# out the two cgroup scripts (about 4 minutes each there).
+# retrieved session finished.  On the debug kernel the two cgroup scripts
+# (about 4 minutes each there) run in make test-long only, after the
+# updates.
 boot upstream_mm -c fast -a "hugepages=64" upstream_mm:3
-boot upstream_mm -c debug -a "hugepages=64 hlu.upstream_plain=short" upstream_mm:3
+boot upstream_mm -c debug -a "hugepages=64 hlu.upstream_cgroup=none" upstream_mm:3
+boot upstream_mm_cgroup -c debug -l -a "hugepages=64 hlu.upstream_cgroup=3" upstream_mm:3
