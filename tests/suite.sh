@@ -8,13 +8,16 @@
 # pool counts alone share one.
 
 # hugetlb memfd preservation (2 MiB pages).  The pool size matters to the
-# tests' expected counts, so each has its own boot.
-boot hugetlb -a "hugepages=32 hugetlb_cma=64M" luo_hugetlb:1
-# With upstream's LUO selftests (regression guard, no huge pages): the
-# non-kexec API test and the four two-stage kexec tests.
-boot hugetlb_kexec -a "hugepages=64" luo_hugetlb_kexec:2 liveupdate:1 \
-	luo_kexec_simple:2 luo_multi_session:2 luo_stress_sessions:2 \
-	luo_stress_files:2
+# tests' expected counts, so most have their own boot.  This one has
+# programs that check the pool only against their own steps:
+# luo_hugetlb (no kexec; hugetlb_cma= must be refused), upstream's LUO
+# selftests (regression guard, no huge pages: the non-kexec API test and
+# the four two-stage kexec tests) and, last, pages with memory errors
+# (they stay in the pool, in use), whose failed kexec freezes and thaws
+# the other programs' files before their real update.
+boot hugetlb_kexec -a "hugepages=64 hugetlb_cma=64M" luo_hugetlb_kexec:2 \
+	luo_hugetlb:1 liveupdate:1 luo_kexec_simple:2 luo_multi_session:2 \
+	luo_stress_sessions:2 luo_stress_files:2 luo_hugetlb_hwpoison:2
 # Three updates: on the debug kernel in make test-long only (1g, nohstate
 # and upstream_mm carry pages through two updates there).
 boot hugetlb_chain -c fast -a "hugepages=16" luo_hugetlb_chain:4
@@ -31,10 +34,13 @@ boot hugetlb_1g -m 6 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=16 hu
 # the x86 topology code WARN.  Node 0 (6 GiB) spans the PCI hole, so that it
 # has 1 GiB ranges free of early allocations above 4 GiB.  Per-node
 # boot-time pools of both sizes.  The KHO scratch areas must hold the debug
-# kernel's KASAN shadow of 10 GiB in the KHO boot.
-boot hugetlb_numa -m 10 -a "hugepagesz=1G hugepages=0:1,1:1 hugepagesz=2M hugepages=0:4,1:4 kho_scratch=256M,1G,512M" \
-	-q "-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=6G -object memory-backend-ram,id=m1,size=4G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1" \
-	luo_hugetlb_numa:2
+# kernel's KASAN shadow of 10 GiB in the KHO boot.  On the debug kernel
+# (over three minutes: kmemleak's scans grow with memory) in make
+# test-long only; the pool model runs two nodes on the fast kernel.
+numa_args="hugepagesz=1G hugepages=0:1,1:1 hugepagesz=2M hugepages=0:4,1:4 kho_scratch=256M,1G,512M"
+numa_qemu="-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=6G -object memory-backend-ram,id=m1,size=4G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1"
+boot hugetlb_numa -c fast -m 10 -a "$numa_args" -q "$numa_qemu" luo_hugetlb_numa:2
+boot hugetlb_numa -c debug -l -m 10 -a "$numa_args" -q "$numa_qemu" luo_hugetlb_numa:2
 
 # A preserved 1 GiB page the next kernel cannot use as described (debugfs
 # hook), and a smaller pool in the next kernel (the test sets hugepages=1);
