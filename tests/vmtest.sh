@@ -87,6 +87,16 @@ elif [ "$rc" != 0 ]; then
 	ending="QEMU exited with $rc after 'HLU: done'"
 fi
 [ "$rc" != 124 ] || ending="timeout after $((stages * stage_timeout)) s"
+# A kernel booted with hlu.kmemleak=1 must have looked for leaks: a stage
+# whose command line asks for it and has no "HLU: kmemleak: N unreferenced
+# objects" line never scanned (init skipped it, or the stage ended early).
+if [ -z "$ending" ]; then
+	noscan=$(awk '/\] Command line: / { n++; want[n] = /hlu\.kmemleak=1( |$)/ }
+		/HLU: kmemleak: [0-9]+ unreferenced objects/ { got[n] = 1 }
+		END { for (k = 1; k <= n; k++) if (want[k] && !got[k]) { print k; exit } }' "$log")
+	[ -z "$noscan" ] ||
+		ending="stage $noscan was booted with hlu.kmemleak=1 and never scanned for leaks"
+fi
 
 # The TAP skip lines of PROG, all stages.
 skip_lines() {
