@@ -54,10 +54,9 @@ boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:3
 # next kernel's boot-time pool: give it room.
 # The next kernel is the same fast-config image for both configs: on the
 # debug kernel (only its first stage differs) in make test-long only.
-boot hugetlb_nohandler -c fast -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
-	luo_hugetlb_nohandler:2
-boot hugetlb_nohandler -c debug -l -m 8 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8" \
-	luo_hugetlb_nohandler:2
+nohandler_args="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8"
+boot hugetlb_nohandler -c fast -m 8 -a "$nohandler_args" luo_hugetlb_nohandler:2
+boot hugetlb_nohandler -c debug -l -m 8 -a "$nohandler_args" luo_hugetlb_nohandler:2
 
 # Bad userspace input (wrong file types, tokens, sessions, double finish,
 # a file long-term pinned by io_uring, preserve racing truncate, no-exec
@@ -74,12 +73,11 @@ boot hugetlb_corrupt -a "hugepages=48" luo_hugetlb_corrupt:2
 # after every step against a model of the documented rules.  SEED= and
 # STEPS= in the environment of `make test` reach the program through the
 # kernel command line, for longer hunts; the seed is always printed.
+model_qemu="-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1"
 boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ STEPS=$STEPS}" \
-	-q "-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1" \
-	luo_hugetlb_model:2
+	-q "$model_qemu" luo_hugetlb_model:2
 # make test-long: ten times the steps, on a seed of its own each run.
-boot hugetlb_model_long -c fast -l -m 4 -a "hugepages=32 STEPS=3000" \
-	-q "-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1" \
+boot hugetlb_model_long -c fast -l -m 4 -a "hugepages=32 STEPS=3000" -q "$model_qemu" \
 	luo_hugetlb_model:2
 
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
