@@ -14,12 +14,13 @@ cfg=""
 
 boot() {
 	local name=$1 mem=$CFG_MEM args="" qargs="" o log line
-	local prog status reason seen=0 only_cfg="" long=0 stages
+	local prog status reason seen=0 only_cfg="" long=0 stages expect=""
 	shift
 	OPTIND=1
-	while getopts "c:lm:a:q:" o; do
+	while getopts "c:e:lm:a:q:" o; do
 		case $o in
 		c) only_cfg=$OPTARG ;;
+		e) [ "${OPTARG%%:*}" != "$cfg" ] || expect=${OPTARG#*:} ;;
 		l) long=1 ;;
 		m) [ "$OPTARG" -gt "$mem" ] && mem=$OPTARG ;;
 		a) args+=" $OPTARG" ;;
@@ -49,7 +50,7 @@ boot() {
 		echo "$line"
 		seen=$((seen + 1))
 	done < <("$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" -a "$args" \
-		-q "$qargs" -s "$TOP/tests/skips/$cfg" "$(config_image "$cfg")" "$BUILD/initramfs-$cfg.cpio.gz" \
+		-q "$qargs" -s "$TOP/tests/skips/$cfg" -e "$expect" "$(config_image "$cfg")" "$BUILD/initramfs-$cfg.cpio.gz" \
 		"$log" "$@" || true)
 	# A harness error must not make tests vanish from the count.
 	if [ "$seen" -lt $# ]; then

@@ -3,24 +3,28 @@
 # (see guest/init.sh), then judge every program from the serial log.
 #
 # Usage: vmtest.sh [-m MEM] [-t STAGE_TIMEOUT] [-a KERNEL_ARGS] [-q QEMU_ARGS]
-#                  [-s SKIPS] BZIMAGE INITRD LOG PROG:N...
+#                  [-s SKIPS] [-e EXPECT] BZIMAGE INITRD LOG PROG:N...
 # Prints one line per program: "PROG pass|fail|skip REASON".  A program fails
-# when any of its stages does not report rc=0, on a timeout, when any
-# stage's kernel log shows a splat or an "HLU: error:" line of init, when the
-# last stage does not end with "HLU: done" and QEMU's clean exit, and when it
+# when any of its stages does not report rc=0 or prints a TAP "not ok"
+# line, on a timeout, when any stage's kernel log shows a splat or an
+# "HLU: error:" line of init, when the last stage does not end with
+# "HLU: done" and QEMU's clean exit, and when it
 # skips a test (a TAP "# SKIP" line, or exit code 4 for the whole program)
 # that the allow-list SKIPS does not name: lines "PROG [TEXT]  # reason"
 # allow PROG's skip lines that contain TEXT (all of them without TEXT).
+# With -e, every program also fails when no line of the log matches the
+# extended regex EXPECT: a boot that exists to reach a kernel path says so.
 set -euo pipefail
 
-mem=2G stage_timeout=120 kargs="" qargs="" skips=/dev/null
-while getopts "m:t:a:q:s:" o; do
+mem=2G stage_timeout=120 kargs="" qargs="" skips=/dev/null expect=""
+while getopts "m:t:a:q:s:e:" o; do
 	case $o in
 	m) mem=$OPTARG ;;
 	t) stage_timeout=$OPTARG ;;
 	a) kargs=$OPTARG ;;
 	q) qargs=$OPTARG ;;
 	s) skips=$OPTARG ;;
+	e) expect=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -42,7 +46,13 @@ SPLAT+='|inconsistent lock state|hung task|blocked for more than'
 SPLAT+='|refcount_t:|list_(add|del) corruption|UBSAN:|kmemleak: [0-9]+ new suspected'
 SPLAT+='|kmemleak: Kernel memory leak detector disabled'
 SPLAT+='|pagealloc: memory corruption|pagealloc: single bit error'
-SPLAT+='|rcu: INFO: .*stall'
+SPLAT+='|rcu: INFO: .*stall|INFO: rcu_tasks.* detected stall'
+SPLAT+='|kmemleak: (Found object by alias|Cannot insert .* into the object search tree'
+SPLAT+='|Partially freeing unknown|Not resetting the checksum of an unknown'
+SPLAT+='|Adding scan area to unknown|Scan area larger than|Setting excess_ref on unknown'
+SPLAT+='|Not scanning unknown|Updating stack trace for unknown)'
+SPLAT+='|stackdepot: (hash table|stack pools) allocation failed'
+SPLAT+='|printk messages dropped'
 SPLAT+='|HLU: error:'
 
 mkdir -p "$(dirname "$log")"
@@ -98,12 +108,25 @@ if [ -z "$ending" ]; then
 		ending="stage $noscan was booted with hlu.kmemleak=1 and never scanned for leaks"
 fi
 
+if [ -z "$ending" ] && [ -n "$expect" ] && ! grep -aqE "$expect" "$log"; then
+	ending="no line of the log matches '$expect'"
+fi
+
 # The TAP skip lines of PROG, all stages.
 skip_lines() {
 	awk -v p="$1" '
 		index($0, "HLU: run stage=") && index($0, " prog=" p) { on = $0 ~ (" prog=" p "$") }
 		index($0, "HLU: result stage=") { on = 0 }
 		on && /# SKIP/ { sub(/^\[host *[0-9.]*\] /, ""); print }' "$log"
+}
+
+# The first TAP "not ok" line of PROG, all stages: a program that reports a
+# failed test and still exits 0 fails.
+not_ok_line() {
+	awk -v p="$1" '
+		index($0, "HLU: run stage=") && index($0, " prog=" p) { on = $0 ~ (" prog=" p "$") }
+		index($0, "HLU: result stage=") { on = 0 }
+		on && /(^|\] )(# *)*not ok / { sub(/^\[host *[0-9.]*\] /, ""); print; exit }' "$log"
 }
 
 # Whether SKIPS allows PROG to skip the line $2 ("" for the whole program).
@@ -154,6 +177,10 @@ for p in "${progs[@]}"; do
 		allowed=$((allowed + 1))
 	done < <(skip_lines "$prog")
 	[ "$status" != pass ] || [ "$allowed" = 0 ] || reason="($allowed allowed skips)"
+	if [ "$status" != fail ]; then
+		line=$(not_ok_line "$prog")
+		[ -z "$line" ] || { status=fail reason="exited 0 after a failed test: $line"; }
+	fi
 	if [ -n "$splat" ] || [ -n "$ending" ]; then
 		status=fail
 		reason=${splat:-$ending}
