@@ -53,6 +53,7 @@ SPLAT+='|Adding scan area to unknown|Scan area larger than|Setting excess_ref on
 SPLAT+='|Not scanning unknown|Updating stack trace for unknown)'
 SPLAT+='|stackdepot: (hash table|stack pools) allocation failed'
 SPLAT+='|printk messages dropped'
+SPLAT+='|BUG [^ ]+ \([^)]*\): '
 SPLAT+='|HLU: error:'
 
 mkdir -p "$(dirname "$log")"
