@@ -19,6 +19,14 @@ fi
 name=$1
 shift
 out=$(kbuild_dir "$name")
+# kbuild trusts mtimes, and an unpacked source release is older than any
+# object built from the last one: a build dir made from another kernel
+# release starts over (ccache keeps the compiles that are still valid).
+src=$(cat "$PRISTINE/.hlu-source")
+if [ -d "$out" ] && [ "$(cat "$out/.hlu-source" 2>/dev/null)" != "$src" ]; then
+	say "kernel '$name': $out was built from another source, starting afresh"
+	rm -rf "$out"
+fi
 if [ -n "$from" ] && [ ! -f "$out/.config" ] && [ -f "$from/.config" ]; then
 	say "kernel '$name': starting from a copy of $from"
 	rm -rf "$out"
@@ -26,6 +34,7 @@ if [ -n "$from" ] && [ ! -f "$out/.config" ] && [ -f "$from/.config" ]; then
 	rm -f "$out/.hlu-config"
 fi
 mkdir -p "$out" "$CCACHE_DIR"
+echo "$src" > "$out/.hlu-source"
 kmake() {
 	make -s -C "$TREE" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
