@@ -8,6 +8,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kb=$1 out=$2
+# Objects and their .d files from another tree would be taken as current.
+rm -rf "$out/obj"
 mkdir -p "$out/obj" "$out/bin"
 out=$(cd "$out" && pwd)
 make -s -C "$TREE" O="$kb" headers
@@ -21,7 +23,7 @@ for f in "$out"/obj/*; do
 done
 # Upstream's hugetlb and memfd selftests, run by guest/upstream-mm.sh.
 mm=$TREE/tools/testing/selftests/mm
-for t in hugetlb-mmap hugetlb-shm hugetlb-mremap hugetlb-vmemmap hugetlb-madvise \
+for t in hugetlb-mmap hugetlb-shm hugetlb-mremap hugetlb-madvise \
 	hugetlb_dio hugetlb_fault_after_madv hugetlb_madv_vs_map hugetlb-read-hwpoison \
 	hugetlb-soft-offline write_to_hugetlbfs; do
 	gcc -static -O2 -isystem "$inc" -I"$mm" -I"$mm/.." -o "$out/bin/$t" \
