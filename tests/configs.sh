@@ -11,18 +11,23 @@ config_image() {
 	esac
 }
 
+# KHO's boot parameter for its scratch sizes, named here only: Linux 7.4
+# renames it kho_bootmem= (and the debugfs files the selftests read,
+# scratch_phys/scratch_len, see luo_hugetlb_utils.c).
+KHO_SCRATCH=kho_scratch
+
 # Kernel arguments of a config that depend on the guest memory (GiB): KASAN's
 # shadow (an eighth of memory) makes the default KHO scratch size
 # unreservable, and the scratch must hold the next kernel's shadow; with
 # less lowmem scratch the kexec'd kernel fails early.  A boot's own
-# kho_scratch= comes later on the command line and wins.
+# $KHO_SCRATCH= comes later on the command line and wins.
 config_mem_args() {
 	case $1 in
 	debug)
 		if [ "$2" -le 2 ]; then
-			echo "kho_scratch=128M,256M,128M"
+			echo "$KHO_SCRATCH=128M,256M,128M"
 		else
-			echo "kho_scratch=256M,512M,256M"
+			echo "$KHO_SCRATCH=256M,512M,256M"
 		fi
 		;;
 	esac

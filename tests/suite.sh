@@ -40,7 +40,7 @@ boot hugetlb_1g -m 6 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=16 hu
 # kernel's KASAN shadow of 10 GiB in the KHO boot.  On the debug kernel
 # (over three minutes: kmemleak's scans grow with memory) in make
 # test-long only; the pool model runs two nodes on the fast kernel.
-numa_args="hugepagesz=1G hugepages=0:1,1:1 hugepagesz=2M hugepages=0:4,1:4 kho_scratch=256M,1G,512M"
+numa_args="hugepagesz=1G hugepages=0:1,1:1 hugepagesz=2M hugepages=0:4,1:4 $KHO_SCRATCH=256M,1G,512M"
 numa_qemu="-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=6G -object memory-backend-ram,id=m1,size=4G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1"
 boot hugetlb_numa -c fast -m 10 -a "$numa_args" -q "$numa_qemu" luo_hugetlb_numa:2
 boot hugetlb_numa -c debug -l -m 10 -a "$numa_args" -q "$numa_qemu" luo_hugetlb_numa:2
