@@ -1,11 +1,11 @@
 #!/bin/bash
-# Fetch Debian's linux-source-7.2 at a pinned revision and unpack it into the
+# Fetch Debian's linux-source-X.Y (X.Y from UPSTREAM in the pin) at a pinned revision and unpack it into the
 # cache (never into the repository).  The .deb is kept, so later runs need no
 # mirror.  Revisions and checksums come from config/linux-source.pin.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PKG=linux-source-7.2
+PKG=linux-source-${UPSTREAM%.*}
 SUITES=(trixie-backports forky sid)
 APT_LIST=/etc/apt/sources.list.d/hugetlb-lu-kernel.sources
 APT_PREF=/etc/apt/preferences.d/hugetlb-lu-kernel
