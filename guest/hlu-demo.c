@@ -9,7 +9,7 @@
  * The kernel command line selects the memfd: hlu.demo=TYPE:MIB, where TYPE
  * is shmem, 2M or 1G (hugetlb page size); default 2M:256.
  *
- * usage: hlu-demo --stage 1|2
+ * usage: hlu-demo -s 1|2
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -256,8 +256,8 @@ int main(int argc, char **argv)
 	int luo;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 3 || strcmp(argv[1], "--stage")) {
-		fprintf(stderr, "usage: %s --stage 1|2\n", argv[0]);
+	if (argc != 3 || strcmp(argv[1], "-s")) {
+		fprintf(stderr, "usage: %s -s 1|2\n", argv[0]);
 		return 2;
 	}
 	luo = open("/dev/liveupdate", O_RDWR);

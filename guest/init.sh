@@ -1,7 +1,7 @@
 #!/bin/sh
 # /init of the test initramfs (busybox sh).  The kernel command line drives it:
 #   hlu.run=PROG:N[,PROG:N...]  programs in /bin to run; PROG runs in stages
-#                               1..N ("PROG --stage K"; with N=1, "PROG" alone)
+#                               1..N ("PROG -s K"; with N=1, "PROG" alone)
 #   hlu.stage=K                 this boot's stage, 1 if absent
 # After each stage but the last, init kexecs (kexec_file_load, so KHO hands
 # the preserved state over) into /boot/bzImage with hlu.stage=K+1, passing its
@@ -87,7 +87,7 @@ for t in $run; do
 	if [ "$n" -eq 1 ]; then
 		"/bin/$prog"
 	else
-		"/bin/$prog" --stage "$stage"
+		"/bin/$prog" -s "$stage"
 	fi
 	echo "HLU: result stage=$stage prog=$prog rc=$?"
 done

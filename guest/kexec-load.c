@@ -7,8 +7,8 @@
  *
  * With -F, before the kexec that succeeds, make it fail at each fault point
  * of the kexec path in turn (/proc/thread-self/fail-nth: the allocations,
- * failslab and fail_page_alloc, and fail_liveupdate_hugetlb, the freeze of
- * each preserved hugetlb file), and check that every failed kexec returned
+ * failslab and fail_page_alloc, and fail_function at the error injection
+ * hook of the freeze of each preserved hugetlb file), and check that every failed kexec returned
  * the errno of the point that failed (the kernel log names it: -EIO for a
  * freeze, -ENOMEM for an allocation) and left the huge page pools and the
  * pin counters as they were.  A kexec that goes through although a fault
@@ -34,7 +34,8 @@
 #include <unistd.h>
 
 #define DEBUGFS		"/sys/kernel/debug/"
-#define FAIL_ATTR	DEBUGFS "fail_liveupdate_hugetlb/"
+/* The error injection hook in the freeze of a hugetlb file (mm/hugetlb_luo.c). */
+#define FREEZE_HOOK	"hugetlb_luo_should_fail_freeze"
 #define MAX_POINTS	10000
 #define KMEMLEAK	DEBUGFS "kmemleak"
 /* The failed tries before kmemleak looks at their unwinding. */
@@ -148,7 +149,7 @@ static int fail_nth_left(void)
 static const char *fault_logged(void)
 {
 	static const char * const names[] = {
-		"failslab", "fail_page_alloc", "fail_liveupdate_hugetlb",
+		"failslab", "fail_page_alloc", "fail_function",
 	};
 	const char *found = NULL;
 	char rec[4096], pat[64];
@@ -208,7 +209,11 @@ static int fault_setup(void)
 		{ "fail_page_alloc/verbose", "1" },
 		{ "fail_page_alloc/ignore-gfp-wait", "N" },
 		{ "fail_page_alloc/min-order", "0" },
-		{ "fail_liveupdate_hugetlb/verbose", "1" },
+		{ "fail_function/verbose", "1" },
+		/* Only the freeze hook, failing with -EIO (0x...fffb). */
+		{ "fail_function/inject", " " },
+		{ "fail_function/inject", FREEZE_HOOK },
+		{ "fail_function/" FREEZE_HOOK "/retval", "0xfffffffffffffffb" },
 	};
 	char path[128];
 	unsigned int i;
@@ -218,7 +223,7 @@ static int fault_setup(void)
 		if (write_file(path, files[i][1])) {
 			printf("HLU: error: %s: %s (CONFIG_FAULT_INJECTION_DEBUG_FS, "
 			       "CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, "
-			       "CONFIG_FAIL_LIVEUPDATE_HUGETLB)\n", path, strerror(errno));
+			       "CONFIG_FAIL_FUNCTION)\n", path, strerror(errno));
 			return -1;
 		}
 	}
@@ -268,7 +273,7 @@ static int kexec_fault_sweep(int want_own)
 			return 1;
 		}
 		name = fault_logged();
-		want = name && !strcmp(name, "fail_liveupdate_hugetlb") ? EIO : ENOMEM;
+		want = name && !strcmp(name, "fail_function") ? EIO : ENOMEM;
 		if (err != want) {
 			printf("HLU: error: fault-injection kexec point %d (%s): %s, not %s\n",
 			       n, name ? name : "a __GFP_NOWARN allocation", strerror(err),

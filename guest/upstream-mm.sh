@@ -1,5 +1,5 @@
 #!/bin/sh
-# upstream_mm --stage 1|2|3: upstream's own hugetlb and memfd selftests
+# upstream_mm -s 1|2|3: upstream's own hugetlb and memfd selftests
 # (tools/testing/selftests/mm and memfd, built by scripts/build-guest.sh) on
 # the patched kernel, as TAP.
 #   stage 1: every test on a plain boot, then preserve 64 MiB of 2 MiB
@@ -22,7 +22,7 @@ NR=/proc/sys/vm/nr_hugepages
 HOLD_MIB=64
 
 stage=1
-[ "${1:-}" = --stage ] && stage=$2
+[ "${1:-}" = -s ] && stage=$2
 n=0 failed=0
 
 meminfo() {
@@ -70,7 +70,6 @@ run() {
 run_in_use() {
 	run 128 hugetlb-shm hugetlb-shm
 	run 16 hugetlb-mremap hugetlb-mremap
-	run 4 hugetlb-vmemmap hugetlb-vmemmap
 	run 24 hugetlb-madvise hugetlb-madvise
 	run 8 hugetlb_dio hugetlb_dio
 	run 8 "memfd_test hugetlbfs" memfd_test hugetlbfs

@@ -27,6 +27,12 @@ if [ -d "$out" ] && [ "$(cat "$out/.hlu-source" 2>/dev/null)" != "$src" ]; then
 	say "kernel '$name': $out was built from another source, starting afresh"
 	rm -rf "$out"
 fi
+# A changed config of a build that starts from another is best started from
+# that one again.
+want=$(cat "$@" | sha256sum)
+if [ -n "$from" ] && [ "$(cat "$out/.hlu-config" 2>/dev/null)" != "$want" ]; then
+	rm -rf "$out"
+fi
 if [ -n "$from" ] && [ ! -f "$out/.config" ] && [ -f "$from/.config" ]; then
 	say "kernel '$name': starting from a copy of $from"
 	rm -rf "$out"
@@ -40,7 +46,6 @@ kmake() {
 }
 
 # Re-run the config step only when the fragments change.
-want=$(cat "$@" | sha256sum)
 if [ "$(cat "$out/.hlu-config" 2>/dev/null)" != "$want" ] || [ ! -f "$out/.config" ]; then
 	kmake tinyconfig >/dev/null
 	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >/dev/null

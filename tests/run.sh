@@ -66,7 +66,7 @@ boot() {
 # (guest/kexec-load.c -F) ends with the try that went through: a fault
 # injected in it (a FAULT_INJECTION message after the last "kexec try"
 # line) was absorbed, which fails the run at one of our own points
-# (fail_liveupdate_hugetlb) and is counted otherwise (an allocation of the
+# (fail_function, at our hooks) and is counted otherwise (an allocation of the
 # shutdown path after LUO's freeze, whose failure it logs and goes on).
 fault_coverage() {
 	local cfg=$1
@@ -80,7 +80,7 @@ fault_coverage() {
 			# The try that went through: the kernel said so.
 			if (pending && !started)
 				bad = bad " " tryfile ": kexec try " try " neither failed nor started the next kernel;"
-			if (pending && fi == "fail_liveupdate_hugetlb")
+			if (pending && fi == "fail_function")
 				bad = bad " " tryfile ": kexec try " try " went through with a fault injected;"
 			else if (pending && fi != "")
 				kabs++
@@ -109,7 +109,7 @@ fault_coverage() {
 		}
 		match($0, /HLU: fault-injection kexec point [0-9]+ covered/) {
 			pending = 0; kcov++
-			if ($0 ~ /covered: fail_liveupdate_hugetlb:/)
+			if ($0 ~ /covered: fail_function:/)
 				own[FILENAME]++
 		}
 		/Linux version / { end_try() }
