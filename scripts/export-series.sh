@@ -1,0 +1,38 @@
+#!/bin/bash
+# Write the series from a git tree of the kernel (commits on top of the tag
+# `pristine`, as prepare-tree.sh makes them) into patches/: one
+# format-patch file per commit, the series file, and the cover letter,
+# whose subject and text come from patches/cover-letter.txt (first line:
+# the subject; then the text).
+# Usage: export-series.sh [GIT_TREE]   (default: the cache's tree)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+src=${1:-$TREE}
+cover=$TOP/patches/cover-letter.txt
+[ -f "$cover" ] || die "no $cover"
+n=$(git -C "$src" rev-list --count pristine..HEAD)
+[ "$n" -gt 0 ] || die "no commits on top of pristine in $src"
+
+rm -f "$TOP"/patches/*.patch
+# The cover letter is from the author of the series.
+git -C "$src" -c user.name="$(git -C "$src" log -1 --format=%an)" \
+	-c user.email="$(git -C "$src" log -1 --format=%ae)" \
+	format-patch -q --no-signature --cover-letter \
+	-o "$TOP/patches" pristine..HEAD
+for p in "$TOP"/patches/[0-9]*.patch; do
+	case $p in */0000-cover-letter.patch) continue ;; esac
+	basename "$p"
+done > "$TOP/patches/series"
+
+# Fill in format-patch's placeholders.
+python3 - "$TOP/patches/0000-cover-letter.patch" "$cover" <<'EOF'
+import sys
+letter, cover = sys.argv[1], sys.argv[2]
+subject, _, blurb = open(cover).read().partition('\n')
+s = open(letter).read()
+s = s.replace('*** SUBJECT HERE ***', subject.strip(), 1)
+s = s.replace('*** BLURB HERE ***', blurb.strip('\n'), 1)
+open(letter, 'w').write(s)
+EOF
+say "exported $n patch(es) and the cover letter from $src to patches/"
