@@ -50,14 +50,15 @@ boot hugetlb_numa -c debug -l -m 10 -a "$numa_args" -q "$numa_qemu" luo_hugetlb_
 # then a third kernel with no 1 GiB hstate at all (the test sets
 # "clearcpuid=pdpe1gb hugepagesz=2M hugepages=4", which replace both
 # hugepagesz= and hugepages=).
-# On the debug kernel this boot is also the regression test of patch 1:
-# KASAN's shadow leaves the KHO boots little scratch, so the stack depot's
-# early hash table falls back from 2^20 entries (it logged 262144 and
-# 32768), which used to overrun it into the memory map.  -e fails the boot
-# if no stage falls back any more (a layout change): then the boot tests
-# nothing of it and needs new sizes.
-boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" \
-	-e 'debug:stackdepot hash table entries: [0-9]{1,6} ' luo_hugetlb_nohstate:3
+# On 7.2 this boot was also, on the debug kernel, the regression test of
+# patch 1 (the stack depot's early hash table fell back from 2^20 entries
+# in the KHO boots, and the fallback overran it into the memory map), and
+# -e 'debug:stackdepot hash table entries: [0-9]{1,6} ' made sure it got
+# there.  On 7.3, kho_extend_scratch() gives those boots room for the full
+# table (1048576 entries in all three stages): the -e check failed, and
+# was taken off, as no boot reaches that path any more (docs/design.md,
+# "Not done yet").
+boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:3
 
 # A live update into a kernel built without the handler (bzImage-nohlu).
 # Every page left preserved (small ones too) blocks a 1 GiB range of the
