@@ -86,6 +86,24 @@ fault_coverage() {
 				kabs++
 			pending = 0
 		}
+		# A kernel message printed from the console thread may cut one of
+		# kexec-load'"'"'s lines in two: "HLU: fault-injec" then "[  6.4] luo:
+		# ..." on one line, "tion kexec point 2 covered: ..." on the next.
+		# Glue a cut line back before matching (only one that is not
+		# complete already, and only to a line that continues it).
+		{
+			rest = $0
+			sub(/^\[host *[0-9.]+\] /, "", rest)
+			if (cut != "" && rest != "" && rest !~ /^(\[|HLU: |# )/)
+				$0 = cut rest
+			cut = ""
+			if (match($0, /HLU: [^[]*\[ *[0-9]+\.[0-9]+\] /)) {
+				cut = substr($0, RSTART, RLENGTH)
+				sub(/\[ *[0-9]+\.[0-9]+\] $/, "", cut)
+				if (cut ~ /HLU: fault-injection kexec (try [0-9]+|point [0-9]+ covered: [a-z_ ]+: |: at least)/)
+					cut = ""
+			}
+		}
 		FNR == 1 { end_try() }
 		match($0, /# fault-injection: [a-z]+: [0-9]+ points, [0-9]+ failed, [0-9]+ absorbed/) {
 			split(substr($0, RSTART, RLENGTH), f, " ")
