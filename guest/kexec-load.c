@@ -8,10 +8,11 @@
  * With -F, before the kexec that succeeds, make it fail at each fault point
  * of the kexec path in turn (/proc/thread-self/fail-nth: the allocations,
  * failslab and fail_page_alloc, and fail_function at the error injection
- * hook of the freeze of each preserved hugetlb file), and check that every failed kexec returned
- * the errno of the point that failed (the kernel log names it: -EIO for a
- * freeze, -ENOMEM for an allocation) and left the huge page pools and the
- * pin counters as they were.  A kexec that goes through although a fault
+ * hook of the freeze of each preserved hugetlb file), and check that every
+ * failed kexec returned the errno of the point that failed (the kernel log
+ * names it: -EIO for a freeze, -ENOMEM for an allocation) and left the huge
+ * page pools and the pin counters as they were.  A kexec that goes through
+ * although a fault
  * was injected shows as a FAULT_INJECTION message after the last
  * "HLU: fault-injection kexec try" line, which the host harness fails at
  * one of our own points; -F N says N freezes at least must fail (one per
