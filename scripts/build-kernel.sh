@@ -27,13 +27,11 @@ if [ -d "$out" ] && [ "$(cat "$out/.hlu-source" 2>/dev/null)" != "$src" ]; then
 	say "kernel '$name': $out was built from another source, starting afresh"
 	rm -rf "$out"
 fi
-# A changed config of a build that starts from another is best started from
-# that one again.
+# A build that starts from another starts from a fresh copy of it again
+# when its own config changes.
 want=$(cat "$@" | sha256sum)
-if [ -n "$from" ] && [ "$(cat "$out/.hlu-config" 2>/dev/null)" != "$want" ]; then
-	rm -rf "$out"
-fi
-if [ -n "$from" ] && [ ! -f "$out/.config" ] && [ -f "$from/.config" ]; then
+if [ -n "$from" ] && [ -f "$from/.config" ] &&
+	[ "$(cat "$out/.hlu-config" 2>/dev/null)" != "$want" ]; then
 	say "kernel '$name': starting from a copy of $from"
 	rm -rf "$out"
 	cp -a "$from" "$out"
