@@ -12,13 +12,12 @@
  * failed kexec returned the errno of the point that failed (the kernel log
  * names it: -EIO for a freeze, -ENOMEM for an allocation) and left the huge
  * page pools and the pin counters as they were.  A kexec that goes through
- * although a fault
- * was injected shows as a FAULT_INJECTION message after the last
- * "HLU: fault-injection kexec try" line, which the host harness fails at
- * one of our own points; -F N says N freezes at least must fail (one per
- * preserved hugetlb file), which the harness checks.  On a kernel with
- * kmemleak, the leaks of the first failed tries' unwinding are looked for
- * (two scans) before the sweep goes on.
+ * although a fault was injected shows as a FAULT_INJECTION message after
+ * the last "HLU: fault-injection kexec try" line, which the host harness
+ * fails at one of our own points; -F N says N freezes at least must fail
+ * (one per preserved hugetlb file), which the harness checks.  On a kernel
+ * with kmemleak, the leaks of the first failed tries' unwinding are looked
+ * for (two scans) before the sweep goes on.
  *
  * usage: kexec-load [-e [-F N]] -c CMDLINE KERNEL [INITRD]
  */

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Fetch Debian's linux-source-X.Y (X.Y from UPSTREAM in the pin) at a pinned revision and unpack it into the
-# cache (never into the repository).  The .deb is kept, so later runs need no
-# mirror.  Revisions and checksums come from config/linux-source.pin.
+# Fetch Debian's linux-source-X.Y (X.Y from UPSTREAM in the pin) at a pinned
+# revision and unpack it into the cache (never into the repository).  The
+# .deb is kept, so later runs need no mirror.  Revisions and checksums come
+# from config/linux-source.pin.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
