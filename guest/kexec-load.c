@@ -15,7 +15,11 @@
  * although a fault was injected shows as a FAULT_INJECTION message after
  * the last "HLU: fault-injection kexec try" line, which the host harness
  * fails at one of our own points; -F N says N freezes at least must fail
- * (one per preserved hugetlb file), which the harness checks.  On a kernel
+ * (one per preserved hugetlb file), which the harness checks.  The sweep's
+ * lines go to the kernel log (/dev/kmsg), not to stdout: the console prints
+ * kernel messages from a thread, late and in the middle of a line written
+ * to it, so only the kernel log keeps them in order with the messages of
+ * each try and whole.  On a kernel
  * with kmemleak, the leaks of the first failed tries' unwinding are looked
  * for (two scans) before the sweep goes on.
  *
@@ -27,6 +31,7 @@
 #include <fcntl.h>
 #include <linux/kexec.h>
 #include <linux/reboot.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +126,23 @@ static int write_file(const char *path, const char *text)
 	return ret;
 }
 
-static int fail_nth_fd = -1, kmsg_fd = -1;
+static int fail_nth_fd = -1, kmsg_fd = -1, klog_fd = -1;
+
+/* One line of the sweep, as one record of the kernel log. */
+static void __attribute__((format(printf, 1, 2))) klog(const char *fmt, ...)
+{
+	char rec[512];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(rec, sizeof(rec), fmt, ap);
+	va_end(ap);
+	if (len >= (int)sizeof(rec))
+		len = sizeof(rec) - 1;
+	if (write(klog_fd, rec, len) != len)
+		printf("HLU: error: /dev/kmsg: %s (lost: %s)\n", strerror(errno), rec);
+}
 
 static int fail_nth(int n)
 {
@@ -182,9 +203,8 @@ static int kmemleak_check(void)
 
 	if (access(KMEMLEAK, W_OK))
 		return 0;
-	printf("HLU: fault-injection kexec: kmemleak scans after %d failed tries\n",
-	       KMEMLEAK_AFTER);
-	fflush(stdout);
+	klog("HLU: fault-injection kexec: kmemleak scans after %d failed tries\n",
+	     KMEMLEAK_AFTER);
 	if (write_file(KMEMLEAK, "scan") || sleep(6) || write_file(KMEMLEAK, "scan")) {
 		printf("HLU: error: kmemleak scan failed: %s\n", strerror(errno));
 		return -1;
@@ -214,12 +234,15 @@ static int fault_setup(void)
 		{ "fail_function/inject", " " },
 		{ "fail_function/inject", FREEZE_HOOK },
 		{ "fail_function/" FREEZE_HOOK "/retval", "0xfffffffffffffffb" },
+		/* No rate limit on the sweep's lines in the kernel log. */
+		{ "/proc/sys/kernel/printk_devkmsg", "on\n" },
 	};
 	char path[128];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), DEBUGFS "%s", files[i][0]);
+		snprintf(path, sizeof(path), "%s%s",
+			 files[i][0][0] == '/' ? "" : DEBUGFS, files[i][0]);
 		if (write_file(path, files[i][1])) {
 			printf("HLU: error: %s: %s (CONFIG_FAULT_INJECTION_DEBUG_FS, "
 			       "CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, "
@@ -229,7 +252,8 @@ static int fault_setup(void)
 	}
 	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (fail_nth_fd < 0 || kmsg_fd < 0) {
+	klog_fd = open("/dev/kmsg", O_WRONLY);
+	if (fail_nth_fd < 0 || kmsg_fd < 0 || klog_fd < 0) {
 		printf("HLU: error: fail-nth or /dev/kmsg: %s\n", strerror(errno));
 		return -1;
 	}
@@ -250,12 +274,12 @@ static int kexec_fault_sweep(int want_own)
 
 	if (fault_setup())
 		return 1;
-	printf("HLU: fault-injection kexec: at least %d points of ours\n", want_own);
+	klog("HLU: fault-injection kexec: at least %d points of ours\n", want_own);
 	for (n = 1; n <= MAX_POINTS; n++) {
 		if (n == KMEMLEAK_AFTER + 1 && kmemleak_check())
 			return 1;
 		snapshot(before, sizeof(before));
-		printf("HLU: fault-injection kexec try %d\n", n);
+		klog("HLU: fault-injection kexec try %d\n", n);
 		fflush(stdout);
 		sync();
 		lseek(kmsg_fd, 0, SEEK_END);
@@ -286,8 +310,8 @@ static int kexec_fault_sweep(int want_own)
 			       "before: %s\nafter:  %s\n", n, before, after);
 			return 1;
 		}
-		printf("HLU: fault-injection kexec point %d covered: %s: %s, counters unchanged\n",
-		       n, name ? name : "a __GFP_NOWARN allocation", strerror(err));
+		klog("HLU: fault-injection kexec point %d covered: %s: %s, counters unchanged\n",
+		     n, name ? name : "a __GFP_NOWARN allocation", strerror(err));
 	}
 	printf("HLU: error: the kexec has more than %d fault points\n", MAX_POINTS);
 	return 1;

@@ -73,8 +73,10 @@ fault_coverage() {
 	local logs=("$LOGS/$cfg"/*.log)
 
 	[ -e "${logs[0]}" ] || return 0
-	# One pass over the logs.  Kernel messages may interleave with these
-	# lines: match inside them.
+	# One pass over the logs.  kexec-load writes the sweep's lines to the
+	# kernel log, so they come whole and in order with the kernel's
+	# messages of each try; other lines may have kernel messages in the
+	# middle (the console prints those from a thread): match inside them.
 	awk -v cfg="$cfg" '
 		function end_try() {
 			# The try that went through: the kernel said so.
@@ -85,24 +87,6 @@ fault_coverage() {
 			else if (pending && fi != "")
 				kabs++
 			pending = 0
-		}
-		# A kernel message printed from the console thread may cut one of
-		# kexec-load'"'"'s lines in two: "HLU: fault-injec" then "[  6.4] luo:
-		# ..." on one line, "tion kexec point 2 covered: ..." on the next.
-		# Glue a cut line back before matching (only one that is not
-		# complete already, and only to a line that continues it).
-		{
-			rest = $0
-			sub(/^\[host *[0-9.]+\] /, "", rest)
-			if (cut != "" && rest != "" && rest !~ /^(\[|HLU: |# )/)
-				$0 = cut rest
-			cut = ""
-			if (match($0, /HLU: [^[]*\[ *[0-9]+\.[0-9]+\] /)) {
-				cut = substr($0, RSTART, RLENGTH)
-				sub(/\[ *[0-9]+\.[0-9]+\] $/, "", cut)
-				if (cut ~ /HLU: fault-injection kexec (try [0-9]+|point [0-9]+ covered: [a-z_ ]+: |: at least)/)
-					cut = ""
-			}
 		}
 		FNR == 1 { end_try() }
 		match($0, /# fault-injection: [a-z]+: [0-9]+ points, [0-9]+ failed, [0-9]+ absorbed/) {
