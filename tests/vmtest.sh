@@ -56,6 +56,12 @@ SPLAT+='|printk messages dropped'
 SPLAT+='|BUG [^ ]+ \([^)]*\): '
 SPLAT+='|HLU: error:'
 
+# The console prints kernel messages from a thread, so a kernel line can
+# come in the middle of a line a program writes ("HLU: res[  3.1] ...",
+# then "ult stage=1 ..." on the next line): each kernel line (from its
+# "[  SECONDS] " prefix to the end of the line) goes to the log on its own,
+# and the pieces of the program's line are joined and logged once its end
+# comes.  A kernel line is never cut: the console driver writes it whole.
 mkdir -p "$(dirname "$log")"
 start=$(date +%s.%N)
 set +e
@@ -66,8 +72,18 @@ timeout --foreground -k 5 $((stages * stage_timeout)) \
 	-kernel "$bz" -initrd "$initrd" \
 	-append "console=ttyS0 earlyprintk=serial,ttyS0 printk.time=1 panic=-1 retain_initrd liveupdate=on $kargs hlu.run=$run" \
 	</dev/null 2>&1 |
-	perl -MTime::HiRes=time -ne 'BEGIN { $| = 1; $t0 = '"$start"' } s/\r//g;
-		printf "[host %8.3f] %s", time - $t0, $_' > "$log"
+	perl -MTime::HiRes=time -ne 'BEGIN { $| = 1; $t0 = '"$start"'; $u = "" }
+		sub out { printf "[host %8.3f] %s\n", time - $t0, $_[0] }
+		s/\r//g;
+		$end = s/\n$//;
+		if (/^(.*?)(\[ *[0-9]+\.[0-9]{6}\] .*)$/) {
+			$u .= $1;
+			out($2);
+		} else {
+			$u .= $_;
+			if ($end) { out($u); $u = "" }
+		}
+		END { out($u) if $u ne "" }' > "$log"
 rc=${PIPESTATUS[0]}
 set -e
 wall=$(perl -MTime::HiRes=time -e "printf '%.1f', time - $start")
