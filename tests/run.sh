@@ -75,8 +75,8 @@ fault_coverage() {
 	[ -e "${logs[0]}" ] || return 0
 	# One pass over the logs.  kexec-load writes the sweep's lines to the
 	# kernel log, so they come whole and in order with the kernel's
-	# messages of each try; other lines may have kernel messages in the
-	# middle (the console prints those from a thread): match inside them.
+	# messages of each try (tests/vmtest.sh logs kernel lines apart from
+	# program lines).  The fault boot must have a kexec sweep.
 	awk -v cfg="$cfg" '
 		function end_try() {
 			# The try that went through: the kernel said so.
@@ -89,6 +89,7 @@ fault_coverage() {
 			pending = 0
 		}
 		FNR == 1 { end_try() }
+		FNR == 1 && FILENAME ~ /\/hugetlb_fault\.log$/ { sweeps[FILENAME] = 1 }
 		match($0, /# fault-injection: [a-z]+: [0-9]+ points, [0-9]+ failed, [0-9]+ absorbed/) {
 			split(substr($0, RSTART, RLENGTH), f, " ")
 			sub(/:$/, "", f[3])
@@ -117,6 +118,9 @@ fault_coverage() {
 		/Linux version / { end_try() }
 		END {
 			end_try()
+			for (file in sweeps)
+				if (!(file in want))
+					bad = bad " " file ": no kexec sweep;"
 			for (file in want)
 				if (own[file] < want[file])
 					bad = bad " " file ": " own[file] + 0 " freezes failed in the kexec sweep, not " want[file] ";"
