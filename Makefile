@@ -7,7 +7,7 @@ KB_DEBUG := $(CACHE)/kbuild-debug
 KB_NOHLU := $(CACHE)/kbuild-no-liveupdate-hugetlb
 BZ := arch/x86/boot/bzImage
 
-.PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-long test-fast test-debug \
+.PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-long test-fast test-debug test-vmtest \
 	demo check-series shellcheck clean
 
 all: kernel guest
@@ -40,9 +40,16 @@ guest: kernel
 test: kernel kernel-debug kernel-nohlu guest
 	@tests/run.sh fast debug
 
-# The suite plus the boots marked -l in tests/suite.sh (about 10 minutes more).
+# The suite plus the boots marked -l in tests/suite.sh (about 10 minutes
+# more), then the selftests through upstream's own vmtest.sh.
 test-long: kernel kernel-debug kernel-nohlu guest
 	@LONG=1 tests/run.sh fast debug
+	@$(S)/upstream-vmtest.sh
+
+# The liveupdate selftests that run under upstream's run-vmtests.sh, with
+# its own kernel build (docs/testing.md).
+test-vmtest: tree
+	@$(S)/upstream-vmtest.sh
 
 test-fast: kernel kernel-nohlu guest
 	@tests/run.sh fast
