@@ -23,7 +23,13 @@
  * with kmemleak, the leaks of the first failed tries' unwinding are looked
  * for (two scans) before the sweep goes on.
  *
- * usage: kexec-load [-e [-F N]] -c CMDLINE KERNEL [INITRD]
+ * With -N POINT, make the kexec fail once, at the POINTth fault point or
+ * (-N freeze) at the first freeze of a preserved hugetlb file, check it as
+ * a try of the sweep, unload the kernel and return: a program that stopped
+ * something for the update (guest/hlu-vm.c, a VM) then checks that it can
+ * go on on this kernel.
+ *
+ * usage: kexec-load [-e [-F N | -N POINT]] -c CMDLINE KERNEL [INITRD]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -43,12 +49,18 @@
 #define FREEZE_HOOK	"hugetlb_luo_should_fail_freeze"
 #define MAX_POINTS	10000
 #define KMEMLEAK	DEBUGFS "kmemleak"
+/*
+ * How the lines of a try start: the host harness counts the sweep's tries
+ * (tests/run.sh), not the single ones of -N.
+ */
+static const char *tag = "fault-injection kexec";
 /* The failed tries before kmemleak looks at their unwinding. */
 #define KMEMLEAK_AFTER	10
 
 static int usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-e [-F N]] -c CMDLINE KERNEL [INITRD]\n", prog);
+	fprintf(stderr, "usage: %s [-e [-F N | -N POINT]] -c CMDLINE KERNEL [INITRD]\n",
+		prog);
 	return 2;
 }
 
@@ -261,6 +273,55 @@ static int fault_setup(void)
 }
 
 /*
+ * One try of the sweep: fail the Nth fault point of the kexec path (with
+ * @n 0, the fault that fail_function is set up to inject), and check that
+ * the kexec failed with its errno and left the counters alone.
+ */
+static int kexec_try(int n)
+{
+	static char before[8192], after[8192];
+	const char *name;
+	int err, left, want;
+
+	snapshot(before, sizeof(before));
+	klog("HLU: %s try %d\n", tag, n);
+	fflush(stdout);
+	sync();
+	lseek(kmsg_fd, 0, SEEK_END);
+	if (n && fail_nth(n)) {
+		perror("fail-nth");
+		return 1;
+	}
+	kexec();
+	err = errno;
+	left = n ? fail_nth_left() : 0;
+	if (n)
+		fail_nth(0);
+	name = fault_logged();
+	if (left || (!n && !name)) {
+		printf("HLU: error: kexec failed without an injected fault: %s\n",
+		       strerror(err));
+		return 1;
+	}
+	want = name && !strcmp(name, "fail_function") ? EIO : ENOMEM;
+	if (err != want) {
+		printf("HLU: error: %s point %d (%s): %s, not %s\n", tag,
+		       n, name ? name : "a __GFP_NOWARN allocation", strerror(err),
+		       strerror(want));
+		return 1;
+	}
+	snapshot(after, sizeof(after));
+	if (strcmp(before, after)) {
+		printf("HLU: error: %s point %d changed the counters:\n"
+		       "before: %s\nafter:  %s\n", tag, n, before, after);
+		return 1;
+	}
+	klog("HLU: %s point %d covered: %s: %s, counters unchanged\n", tag,
+	     n, name ? name : "a __GFP_NOWARN allocation", strerror(err));
+	return 0;
+}
+
+/*
  * Fail the Nth fault point of the kexec path, for N = 1, 2, ... until the
  * kexec goes through.  Only returns on an error.  fail-nth counts the fault
  * points this task reaches in reboot(): LUO's freeze of the preserved files
@@ -268,9 +329,7 @@ static int fault_setup(void)
  */
 static int kexec_fault_sweep(int want_own)
 {
-	static char before[8192], after[8192];
-	const char *name;
-	int n, err, left, want;
+	int n;
 
 	if (fault_setup())
 		return 1;
@@ -278,58 +337,57 @@ static int kexec_fault_sweep(int want_own)
 	for (n = 1; n <= MAX_POINTS; n++) {
 		if (n == KMEMLEAK_AFTER + 1 && kmemleak_check())
 			return 1;
-		snapshot(before, sizeof(before));
-		klog("HLU: fault-injection kexec try %d\n", n);
-		fflush(stdout);
-		sync();
-		lseek(kmsg_fd, 0, SEEK_END);
-		if (fail_nth(n)) {
-			perror("fail-nth");
+		if (kexec_try(n))
 			return 1;
-		}
-		kexec();
-		err = errno;
-		left = fail_nth_left();
-		fail_nth(0);
-		if (left) {
-			printf("HLU: error: kexec failed without an injected fault: %s\n",
-			       strerror(err));
-			return 1;
-		}
-		name = fault_logged();
-		want = name && !strcmp(name, "fail_function") ? EIO : ENOMEM;
-		if (err != want) {
-			printf("HLU: error: fault-injection kexec point %d (%s): %s, not %s\n",
-			       n, name ? name : "a __GFP_NOWARN allocation", strerror(err),
-			       strerror(want));
-			return 1;
-		}
-		snapshot(after, sizeof(after));
-		if (strcmp(before, after)) {
-			printf("HLU: error: fault-injection kexec point %d changed the counters:\n"
-			       "before: %s\nafter:  %s\n", n, before, after);
-			return 1;
-		}
-		klog("HLU: fault-injection kexec point %d covered: %s: %s, counters unchanged\n",
-		     n, name ? name : "a __GFP_NOWARN allocation", strerror(err));
 	}
 	printf("HLU: error: the kexec has more than %d fault points\n", MAX_POINTS);
 	return 1;
 }
 
+/* -N POINT: fail the kexec once, at POINT, and unload the kernel. */
+static int kexec_fail_once(const char *point)
+{
+	int n = strcmp(point, "freeze") ? atoi(point) : 0, ret;
+
+	if (!n && strcmp(point, "freeze")) {
+		printf("HLU: error: -N %s: not a fault point\n", point);
+		return 1;
+	}
+	tag = "kexec-fail";
+	if (fault_setup())
+		return 1;
+	/* -N freeze: the first call of the freeze hook fails. */
+	if (!n && (write_file(DEBUGFS "fail_function/interval", "1") ||
+		   write_file(DEBUGFS "fail_function/times", "1") ||
+		   write_file(DEBUGFS "fail_function/probability", "100"))) {
+		printf("HLU: error: fail_function: %s\n", strerror(errno));
+		return 1;
+	}
+	ret = kexec_try(n);
+	write_file(DEBUGFS "fail_function/probability", "0");
+	if (syscall(SYS_kexec_file_load, -1, -1, 0, NULL, KEXEC_FILE_UNLOAD)) {
+		perror("kexec_file_load(KEXEC_FILE_UNLOAD)");
+		return 1;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	const char *cmdline = "";
+	const char *cmdline = "", *once = NULL;
 	unsigned long flags = 0;
 	int opt, exec = 0, sweep = 0, kfd, ifd = -1;
 
-	while ((opt = getopt(argc, argv, "eF:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "eF:N:c:")) != -1) {
 		switch (opt) {
 		case 'e':
 			exec = 1;
 			break;
 		case 'F':
 			sweep = atoi(optarg);
+			break;
+		case 'N':
+			once = optarg;
 			break;
 		case 'c':
 			cmdline = optarg;
@@ -366,6 +424,8 @@ int main(int argc, char **argv)
 		return 0;
 	if (sweep)
 		return kexec_fault_sweep(sweep);
+	if (once)
+		return kexec_fail_once(once);
 
 	sync();
 	kexec();

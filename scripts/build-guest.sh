@@ -42,3 +42,9 @@ for c in "$TOP"/guest/*.c; do
 	gcc -static -O2 -Wall -Wextra -Werror -isystem "$inc" \
 		-o "$out/bin/$(basename "$c" .c)" "$c"
 done
+# The nested VM's guest (guest/hlu-vm.c runs it): a freestanding 32-bit
+# multiboot image.
+mkdir -p "$out/vm"
+gcc -m32 -march=i686 -ffreestanding -fno-pic -fno-stack-protector -nostdlib -static -O2 \
+	-Wall -Wextra -Werror -Wl,-T,"$TOP/guest/vm/hluvm.ld" -Wl,--build-id=none \
+	-o "$out/vm/hluvm.elf" "$TOP/guest/vm/hluvm.c"

@@ -2,6 +2,8 @@
 # Pack the test initramfs: busybox-static, the guest programs, /init, the
 # kernel that stage 1 kexecs into (/boot/bzImage) and other kernels a test
 # may kexec into (/boot/NAME).
+# With VM=1 in the environment it also holds Debian's QEMU, for the nested-VM
+# test (guest/hlu-vm.c), and that test's guest image.
 # Usage: mkinitramfs.sh BZIMAGE BIN_DIR OUT.cpio.gz [NAME=IMAGE...]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +26,26 @@ cp "$bz" "$root/boot/bzImage"
 for k in "$@"; do
 	cp "${k#*=}" "$root/boot/${k%%=*}"
 done
+if [ "${VM:-0}" = 1 ]; then
+	# QEMU finds its firmware relative to its binary (/usr/share/...), its
+	# TCG accelerator module in QEMU_MODULE_DIR (set by hlu-vm); it needs
+	# the libraries ldd lists.  Only the firmware the test's VM loads.
+	qemu=/usr/bin/qemu-system-x86_64 tcg=/usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so
+	[ -x $qemu ] || die "no $qemu (make deps installs qemu-system-x86)"
+	mkdir -p "$root/usr/bin" "$root/usr/share/qemu" "$root/usr/share/seabios" \
+		"$root/usr/lib/x86_64-linux-gnu/qemu"
+	cp $qemu "$root/usr/bin/"
+	cp $tcg "$root/usr/lib/x86_64-linux-gnu/qemu/"
+	for lib in $({ ldd $qemu; ldd $tcg; } | grep -o '/[^ ]*' | sort -u); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	cp -L /usr/share/seabios/bios-256k.bin "$root/usr/share/seabios/"
+	for f in kvmvapic.bin linuxboot_dma.bin multiboot_dma.bin; do
+		cp -L "/usr/share/qemu/$f" "$root/usr/share/qemu/"
+	done
+	cp "$bin/../vm/hluvm.elf" "$root/boot/"
+fi
 mknod -m 600 "$root/dev/console" c 5 1
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out.tmp"
 mv "$out.tmp" "$out"
