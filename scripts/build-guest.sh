@@ -42,6 +42,10 @@ for c in "$TOP"/guest/*.c; do
 	gcc -static -O2 -Wall -Wextra -Werror -isystem "$inc" \
 		-o "$out/bin/$(basename "$c" .c)" "$c"
 done
+# The nested-VM tests: hlu-vm takes the test from the name it runs by.
+for t in 2m 1g shmem badfile kexecfail; do
+	ln -sf hlu-vm "$out/bin/hlu-vm-$t"
+done
 # The nested VM's guest (guest/hlu-vm.c runs it): a freestanding 32-bit
 # multiboot image.
 mkdir -p "$out/vm"

@@ -20,7 +20,8 @@ for a in $("$root/bin/busybox" --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 # A guest program may replace a busybox applet: replace the link, not busybox.
-cp --remove-destination "$bin"/* "$root/bin/"
+# -P: links stay links (guest/hlu-vm.c is run by several names).
+cp -P --remove-destination "$bin"/* "$root/bin/"
 install -m 755 "$TOP/guest/init.sh" "$root/init"
 cp "$bz" "$root/boot/bzImage"
 for k in "$@"; do

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # The test suite, read by tests/run.sh: one `boot` line per VM boot, run on
 # every kernel config.  Programs in one boot share its stages and kexecs.
-#   boot NAME [-c CONFIG] [-l] [-m GiB] [-a KERNEL_ARGS] [-q QEMU_ARGS]
+#   boot NAME [-c CONFIG] [-l] [-v] [-m GiB] [-a KERNEL_ARGS] [-q QEMU_ARGS]
 #        [-e CONFIG:REGEX] PROG:STAGES...
 # -c runs the boot on that kernel config only; -l only in make test-long;
+# -v boots the initramfs with QEMU in it (the nested-VM tests);
 # -e fails every program of the boot on CONFIG when no line of its log
 # matches the extended REGEX (a boot that must reach a kernel path).
 # A boot costs most of the time (on the debug kernel about 30 s per kernel
@@ -105,3 +106,18 @@ boot hugetlb_fault -a "hugepages=192" luo_hugetlb_fault:2
 boot upstream_mm -c fast -a "hugepages=64" upstream_mm:3
 boot upstream_mm -c debug -a "hugepages=64 hlu.upstream_cgroup=none" upstream_mm:3
 boot upstream_mm_cgroup -c debug -l -a "hugepages=64 hlu.upstream_cgroup=3" upstream_mm:3
+
+# A real VM across a live update: Debian's QEMU runs inside the test VM
+# with the nested guest's RAM in a memfd (guest/hlu-vm.c, docs/vmm.md),
+# which an agent preserves while the VM runs; the VM stops, its device
+# state is saved without its RAM, and after the kexec it resumes on the
+# retrieved RAM.  2 MiB and 1 GiB pages, and shmem (upstream's memfd
+# handler) for comparison; RAM that is not a memfd must be refused with a
+# clear message, and a failed kexec must leave the VM resumable.  About
+# 20 s each on the fast kernel; nested TCG under the debug kernel would
+# take minutes and test nothing more of the series.
+boot vm_2m -c fast -v -a "hugepages=80" hlu-vm-2m:2
+boot vm_1g -c fast -v -m 4 -a "hugepagesz=1G hugepages=1" hlu-vm-1g:2
+boot vm_shmem -c fast -v hlu-vm-shmem:2
+boot vm_badfile -c fast -v hlu-vm-badfile:1
+boot vm_kexecfail -c fast -v -a "hugepages=80" hlu-vm-kexecfail:1

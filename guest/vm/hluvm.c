@@ -16,10 +16,11 @@
  * RESUME_GAP seconds or more between two polls means the VM was stopped
  * and continued (a migration, a live update of its host): before anything
  * changes, the region is checked against the counter's pattern and
- *	HLUVM resumed gap=G counter=N sum=S bad=B
+ *	HLUVM resumed gap=G
+ *	HLUVM verify counter=N sum=S bad=B region=MIB
  * says so (B: words that differ).  At start, the magic word in the state
  * block means the RAM was kept from an earlier run: "HLUVM boot resume"
- * with the same check; otherwise "HLUVM boot fresh".
+ * and the same check; otherwise "HLUVM boot fresh".
  */
 #define MB_MAGIC	0x1badb002
 #define MB_FLAGS	0
@@ -185,12 +186,11 @@ static u32 check(const struct state *st, u32 *bad)
 	return sum;
 }
 
-static void report(const char *what, const struct state *st)
+static void report(const struct state *st)
 {
 	u32 bad, sum = check(st, &bad);
 
-	puts(what);
-	puts(" counter=");
+	puts("HLUVM verify counter=");
 	putu(st->counter);
 	puts(" sum=");
 	putx(sum);
@@ -208,7 +208,8 @@ void hluvm_main(u32 magic, const u32 *info)
 
 	if (st->magic == STATE_MAGIC) {
 		st->boots++;
-		report("HLUVM boot resume", st);
+		puts("HLUVM boot resume\n");
+		report(st);
 	} else {
 		st->counter = 0;
 		st->boots = 0;
@@ -231,9 +232,11 @@ void hluvm_main(u32 magic, const u32 *info)
 		}
 		gap = (sec + 86400 - st->last_sec) % 86400;
 		if (gap >= RESUME_GAP) {
+			/* The line first, the check (a walk of all RAM) after it. */
 			puts("HLUVM resumed gap=");
 			putu(gap);
-			report("", st);
+			puts("\n");
+			report(st);
 		}
 		st->last_sec = sec;
 		st->counter++;
