@@ -8,7 +8,7 @@ KB_NOHLU := $(CACHE)/kbuild-no-liveupdate-hugetlb
 BZ := arch/x86/boot/bzImage
 
 .PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-long test-fast test-debug test-vmtest \
-	demo check-series shellcheck clean
+	demo demo-vm check-series shellcheck clean
 
 all: kernel guest
 
@@ -59,6 +59,10 @@ test-debug: kernel-debug kernel-nohlu guest
 
 demo: kernel guest
 	@$(S)/demo.sh
+
+# A QEMU VM inside the test VM, its RAM in huge pages, across a live update.
+demo-vm: kernel guest
+	@$(S)/demo-vm.sh
 
 check-series: tree
 	@$(S)/check-series.sh
