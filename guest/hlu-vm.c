@@ -62,6 +62,8 @@
 #define QEMU		"/usr/bin/qemu-system-x86_64"
 #define QEMU_MODULES	"/usr/lib/x86_64-linux-gnu/qemu"
 #define GUEST		"/boot/hluvm.elf"
+/* Where QEMU's multiboot loader put it (guest/vm/hluvm.ld). */
+#define GUEST_LOAD	0x100000
 #define QMP_PATH	"/tmp/hlu-vm.qmp"
 #define BAD_RAM_FILE	"/tmp/hlu-vm-ram"
 /* The nested guest takes an RTC jump of this many seconds for a resume. */
@@ -818,6 +820,34 @@ static int retrieve(int session, uint64_t token, const char *what)
 	return rf.fd;
 }
 
+/*
+ * QEMU must not write the guest's RAM on the restore: it would load the
+ * -kernel image (and ROMs) into RAM at reset if no incoming migration were
+ * pending.  Replace the image's multiboot header in RAM (the guest never
+ * reads it again) with a mark before the restore (@after 0) and check
+ * that it is still there after QEMU quit (@after 1).
+ */
+static int mark_image(int ram, int after)
+{
+	static const uint32_t magic = 0x1badb002, mark = 0x4b52414d;	/* "MARK" */
+	uint32_t *word;
+	void *map;
+	int ret = 0;
+
+	map = mmap(NULL, GUEST_LOAD + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ram, 0);
+	if (map == MAP_FAILED)
+		return fail("mmap of the retrieved RAM: %s", strerror(errno));
+	word = (uint32_t *)((char *)map + GUEST_LOAD);
+	if (*word != (after ? mark : magic))
+		ret = fail("the guest image's first word in RAM is %#x, not %#x%s", *word,
+			   after ? mark : magic,
+			   after ? ": QEMU wrote the guest's RAM on the restore" : "");
+	else if (!after)
+		*word = mark;
+	munmap(map, GUEST_LOAD + 4096);
+	return ret;
+}
+
 static int stage2(void)
 {
 	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
@@ -853,9 +883,8 @@ static int stage2(void)
 			    (long long)st.st_size, ram_mib);
 	if (ram_check(ram, 1))
 		return 1;
-	if (vm_restore(ram, state, counter, sum, 0))
-		return 1;
-	if (vm_quit())
+	if (mark_image(ram, 0) || vm_restore(ram, state, counter, sum, 0) || vm_quit() ||
+	    mark_image(ram, 1))
 		return 1;
 	if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
 		return fail("finish: %s", strerror(errno));
