@@ -24,12 +24,13 @@
  * (scripts/demo-vm.sh) overrides it: TYPE 2M, 1G or shmem, MODE
  *   update     (default) the above, two stages
  *   badfile    the VM's RAM is a file on tmpfs, not a memfd: the agent
- *              must refuse to preserve it with a clear message, and the VM
- *              go on running (one stage)
+ *              must refuse to preserve it with a clear message, the kernel
+ *              with ENOENT, and the VM go on running; a file on a
+ *              hugetlbfs mount is refused the same way (one stage)
  *   kexecfail  the kexec fails at a fault point (kexec-load -N: the first
  *              fault point of the kexec path, then the freeze of the RAM
  *              memfd), and the VM must resume on this kernel after each
- *              failure, its RAM unchanged (one stage)
+ *              failure, its RAM unchanged; then the update as above
  *
  * Lines "hlu-vm: ..." narrate, "vm: ..." are the nested guest's serial
  * port, "HLU: vm-time NAME MS" are timings for scripts/demo-vm.sh.  Exit
@@ -50,6 +51,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -90,12 +92,13 @@ static struct vm {
 	struct linebuf out_buf, qmp_buf;
 	char reply[8192];
 	int have_reply;
+	unsigned int qmp_id;
 	/* What the guest said. */
 	unsigned int ticks;
 	unsigned long counter[MAX_TICKS];
 	unsigned long sum[MAX_TICKS];
-	int resumed, boot_fresh;
-	unsigned long res_gap, res_counter, res_sum, res_bad;
+	int resumed, boot_lines, last_was_resumed;
+	unsigned long res_gap, res_counter, res_sum, res_bad, bad_ticks;
 	double first_line;	/* when the first line came, in now() */
 } vm;
 
@@ -167,32 +170,44 @@ static void parse_cmdline(void)
 static void vm_line(char *line)
 {
 	unsigned long c, s, g, b;
+	int was_resumed = vm.last_was_resumed;
 
 	if (!vm.first_line)
 		vm.first_line = now();
 	printf("vm: %s\n", line);
 	fflush(stdout);
-	if (sscanf(line, "HLUVM tick counter=%lu sum=%lx", &c, &s) == 2 &&
+	vm.last_was_resumed = 0;
+	if (sscanf(line, "HLUVM tick counter=%lu sum=%lx bad=%lu", &c, &s, &b) == 3 &&
 	    vm.ticks < MAX_TICKS) {
+		/* Words that lost the last tick's pattern while the VM ran. */
+		vm.bad_ticks += b != 0;
 		vm.counter[vm.ticks] = c;
 		vm.sum[vm.ticks++] = s;
 	} else if (sscanf(line, "HLUVM resumed gap=%lu", &g) == 1) {
 		vm.res_gap = g;
+		vm.last_was_resumed = 1;
 	} else if (sscanf(line, "HLUVM verify counter=%lu sum=%lx bad=%lu", &c, &s, &b) == 3 &&
-		   vm.res_gap) {
+		   was_resumed && !vm.resumed) {
+		/* The check of the first resume, right after its line. */
 		vm.resumed = 1;
 		vm.res_counter = c;
 		vm.res_sum = s;
 		vm.res_bad = b;
-	} else if (!strncmp(line, "HLUVM boot fresh", 16)) {
-		vm.boot_fresh = 1;
+	} else if (!strncmp(line, "HLUVM boot", 10)) {
+		vm.boot_lines++;
 	}
 }
 
 /* A QMP line: keep a command's reply, skip events. */
 static void qmp_line(char *line)
 {
+	char id[32];
+
 	if (strncmp(line, "{\"return\"", 9) && strncmp(line, "{\"error\"", 8))
+		return;
+	/* Only the reply to the last command: a late one is not it. */
+	snprintf(id, sizeof(id), "\"id\": %u}", vm.qmp_id);
+	if (!strstr(line, id))
 		return;
 	snprintf(vm.reply, sizeof(vm.reply), "%s", line);
 	vm.have_reply = 1;
@@ -206,6 +221,10 @@ static int read_lines(int fd, struct linebuf *l, void (*line)(char *))
 
 	if (n <= 0)
 		return -1;
+	/* A NUL would hide the rest of the buffer from strpbrk(). */
+	for (ssize_t i = 0; i < n; i++)
+		if (!l->buf[l->len + i])
+			l->buf[l->len + i] = ' ';
 	l->len += n;
 	l->buf[l->len] = 0;
 	while ((nl = strpbrk(l->buf, "\r\n"))) {
@@ -304,9 +323,13 @@ static int qmp(const char *fmt, ...)
 	va_list ap;
 	int len;
 
+	/* {"execute": ...} becomes {"id": N, "execute": ...}. */
+	len = snprintf(cmd, sizeof(cmd), "{\"id\": %u, ", ++vm.qmp_id);
 	va_start(ap, fmt);
-	len = vsnprintf(cmd, sizeof(cmd) - 1, fmt, ap);
+	len += vsnprintf(cmd + len, sizeof(cmd) - len - 1, fmt + 1, ap);
 	va_end(ap);
+	if (len >= (int)sizeof(cmd) - 1)
+		return fail("QMP command too long: %s", fmt), -1;
 	cmd[len++] = '\n';
 	vm.have_reply = 0;
 	if (write(vm.qmp_in, cmd, len) != len || vm_wait(have_reply, 60)) {
@@ -409,6 +432,11 @@ static int vm_start(int ram_fd, const char *ram_path, int state_fd)
 	if (vm.pid < 0)
 		return fail("fork: %s", strerror(errno));
 	if (!vm.pid) {
+		/* -serial stdio reads stdin and makes a terminal raw: not the console. */
+		int null = open("/dev/null", O_RDONLY);
+
+		if (null < 0 || dup2(null, 0) < 0)
+			_exit(126);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
 		if (ram_fd >= 0)
@@ -422,6 +450,35 @@ static int vm_start(int ram_fd, const char *ram_path, int state_fd)
 	vm.out = pipefd[0];
 	/* QEMU reads it once it is up; its greeting is not a reply. */
 	return qmp("{\"execute\": \"qmp_capabilities\"}");
+}
+
+/* Wait up to @timeout seconds for QEMU's exit; then kill it. */
+static int vm_reap(int *status, double timeout)
+{
+	double end = now() + timeout;
+	pid_t pid;
+
+	if (vm.pid <= 0)
+		return 0;
+	while ((pid = waitpid(vm.pid, status, WNOHANG)) == 0 && now() < end)
+		usleep(20000);
+	if (pid == vm.pid) {
+		vm.pid = 0;
+		return 0;
+	}
+	kill(vm.pid, SIGKILL);
+	waitpid(vm.pid, status, 0);
+	vm.pid = 0;
+	return -1;
+}
+
+/* On a failure: no QEMU left behind. */
+static void vm_kill(void)
+{
+	int status;
+
+	if (vm.pid > 0)
+		vm_reap(&status, 0);
 }
 
 static int vm_quit(void)
@@ -440,8 +497,8 @@ static int vm_quit(void)
 	if (vm.out >= 0)
 		close(vm.out);
 	vm.out = -1;
-	if (waitpid(vm.pid, &status, 0) != vm.pid)
-		return fail("waitpid: %s", strerror(errno));
+	if (vm_reap(&status, 10))
+		return fail("QEMU did not exit after quit");
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return fail("QEMU exited with status %#x", status);
 	return 0;
@@ -469,6 +526,15 @@ static int ignore_shared(void)
 		   "{\"capabilities\": [{\"capability\": \"x-ignore-shared\", \"state\": true}]}}");
 }
 
+/* Each tick, the guest checks the last tick's pattern: all of it held? */
+static int vm_check_ticks(void)
+{
+	if (vm.bad_ticks)
+		return fail("%lu ticks found words of the VM's pattern changed while it ran",
+			    vm.bad_ticks);
+	return 0;
+}
+
 static unsigned long vm_last_counter(void)
 {
 	return vm.ticks ? vm.counter[vm.ticks - 1] : 0;
@@ -479,7 +545,7 @@ static unsigned long vm_last_counter(void)
  * @last_counter and @last_sum get the guest's last tick before the stop.
  */
 static int vm_stop_save(int state_fd, unsigned long *last_counter, unsigned long *last_sum,
-			size_t ram_size)
+			size_t ram_size, double *stopped)
 {
 	double t0, t1;
 	struct stat st;
@@ -489,6 +555,7 @@ static int vm_stop_save(int state_fd, unsigned long *last_counter, unsigned long
 	t0 = now();
 	if (qmp("{\"execute\": \"stop\"}"))
 		return fail("stop");
+	*stopped = now();
 	/* The guest's last lines before the stop may still be in the pipe. */
 	vm_drain(0.2);
 	*last_counter = vm_last_counter();
@@ -553,8 +620,8 @@ static int vm_restore(int ram_fd, int state_fd, unsigned long last_counter,
 	timing("cont_to_line", vm.first_line - t2);
 	if (vm_wait(resumed, 30))
 		return fail("the VM did not say it resumed");
-	if (vm.boot_fresh)
-		return fail("the VM booted afresh: its RAM was lost");
+	if (vm.boot_lines)
+		return fail("the VM booted again instead of resuming");
 	if (vm.res_bad)
 		return fail("%lu words of the VM's pattern differ: its RAM changed", vm.res_bad);
 	/*
@@ -580,6 +647,8 @@ static int vm_restore(int ram_fd, int state_fd, unsigned long last_counter,
 	if (vm_last_counter() != vm.res_counter + 1)
 		return fail("the VM's counter went from %lu to %lu", vm.res_counter,
 			    vm_last_counter());
+	if (vm_check_ticks())
+		return 1;
 	say("VM resumed: counter %lu continues to %lu, pattern checksum %#lx unchanged, "
 	    "0 words differ", vm.res_counter, vm_last_counter(), vm.res_sum);
 	return 0;
@@ -592,6 +661,15 @@ static int ram_flags(void)
 	if (!strcmp(type, "1G"))
 		return MFD_HUGETLB | MFD_HUGE_1GB;
 	return 0;
+}
+
+static size_t ram_page(void)
+{
+	if (!strcmp(type, "2M"))
+		return 2UL << 20;
+	if (!strcmp(type, "1G"))
+		return 1UL << 30;
+	return 4096;
 }
 
 /*
@@ -618,6 +696,43 @@ static int ram_check(int fd, int retrieved)
 		    "this kernel", target, (unsigned long)sfs.f_type);
 		return -1;
 	}
+	/* What it was made as: hugetlb with its page size, or shmem. */
+	if (sfs.f_type != (ram_flags() ? HUGETLBFS_MAGIC : TMPFS_MAGIC) ||
+	    (ram_flags() && (size_t)sfs.f_bsize != ram_page()))
+		return fail("the VM's RAM%s is on filesystem %#lx with %ld-byte pages, not %s",
+			    retrieved ? " (retrieved)" : "", (unsigned long)sfs.f_type,
+			    (long)sfs.f_bsize, type);
+	return 0;
+}
+
+/*
+ * The physical pages of the RAM, hashed: the retrieved file must hold the
+ * very pages that were preserved (a kernel that copied them would pass
+ * every check of their contents).  One read fault per page maps it; the
+ * PFNs come from /proc/self/pagemap.
+ */
+static int ram_pfns(int fd, size_t size, uint64_t *hash)
+{
+	size_t page = ram_page(), off;
+	volatile char *map;
+	uint64_t entry;
+	int pm;
+
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (map == MAP_FAILED || pm < 0)
+		return fail("mmap or pagemap: %s", strerror(errno));
+	*hash = 0xcbf29ce484222325ULL;
+	for (off = 0; off < size; off += page) {
+		(void)map[off];
+		if (pread(pm, &entry, 8, ((uintptr_t)map + off) / 4096 * 8) != 8 ||
+		    !(entry & (1ULL << 63)) || !(entry & ((1ULL << 55) - 1)))
+			return fail("no PFN for page %zu of the RAM (pagemap %#llx)", off / page,
+				    (unsigned long long)entry);
+		*hash = (*hash ^ (entry & ((1ULL << 55) - 1))) * 0x100000001b3ULL;
+	}
+	close(pm);
+	munmap((void *)map, size);
 	return 0;
 }
 
@@ -708,12 +823,70 @@ static int failed_kexec(const char *point)
 	char cmd[512];
 	int ret;
 
-	snprintf(cmd, sizeof(cmd), "kexec-load -e -N %s -c \"$(cat /proc/cmdline)\" "
+	/*
+	 * Should it go through, the next kernel runs no program (no stage
+	 * 99), and the harness fails the test: stage 2 never reports.
+	 */
+	snprintf(cmd, sizeof(cmd), "kexec-load -e -N %s -c \"$(cat /proc/cmdline) hlu.stage=99\" "
 		 "/boot/bzImage /sys/firmware/initrd", point);
 	say("kexec, failing at fault point %s", point);
 	ret = system(cmd);
 	if (ret)
 		return fail("kexec-load -N %s: status %#x", point, ret);
+	return 0;
+}
+
+/*
+ * A file on a mounted hugetlbfs is no memfd either: the kernel must refuse
+ * it with ENOENT (no handler takes it), like the tmpfs file.
+ */
+static int hugetlbfs_file_refused(void)
+{
+	int fd, err;
+
+	if (mkdir("/tmp/hugetlbfs", 0700) && errno != EEXIST)
+		return fail("mkdir /tmp/hugetlbfs: %s", strerror(errno));
+	if (mount("none", "/tmp/hugetlbfs", "hugetlbfs", 0, "pagesize=2M"))
+		return fail("mount hugetlbfs: %s", strerror(errno));
+	fd = open("/tmp/hugetlbfs/ram", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 2UL << 20) || fallocate(fd, 0, 0, 2UL << 20))
+		return fail("a 2 MiB file on hugetlbfs: %s", strerror(errno));
+	if (!ram_check(fd, 0))
+		return fail("a hugetlbfs file passed for a memfd");
+	err = do_preserve(fd, TOKEN_RAM + 1) ? errno : 0;
+	close(fd);
+	unlink("/tmp/hugetlbfs/ram");
+	umount("/tmp/hugetlbfs");
+	if (err != ENOENT)
+		return fail("preserve of a file on a hugetlbfs mount: %s, not ENOENT",
+			    err ? strerror(err) : "preserved");
+	say("a file on a hugetlbfs mount: refused by the agent, and by the kernel (ENOENT)");
+	return 0;
+}
+
+static int stage1_badfile(size_t size)
+{
+	int ram, err;
+
+	ram = open(BAD_RAM_FILE, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (ram < 0 || ftruncate(ram, size))
+		return fail(BAD_RAM_FILE ": %s", strerror(errno));
+	say("starting a VM with %lu MiB of RAM in " BAD_RAM_FILE " (tmpfs, not a memfd)",
+	    ram_mib);
+	if (vm_start(-1, BAD_RAM_FILE, -1) || vm_ticks(TICKS_BEFORE))
+		return 1;
+	if (!ram_check(ram, 0))
+		return fail("a tmpfs file passed for a memfd");
+	if (luo_session())
+		return 1;
+	err = do_preserve(ram, TOKEN_RAM) ? errno : 0;
+	if (err != ENOENT)
+		return fail("preserve of a tmpfs file: %s, not ENOENT",
+			    err ? strerror(err) : "preserved");
+	say("the kernel refuses it too (%s); the VM goes on running", strerror(err));
+	if (vm_ticks(1) || vm_check_ticks() || vm_quit() || hugetlbfs_file_refused())
+		return 1;
+	say("PASS: RAM that is not a memfd was refused with a clear message");
 	return 0;
 }
 
@@ -723,30 +896,14 @@ static int stage1(void)
 	size_t size = ram_mib << 20;
 	unsigned long counter, sum;
 	double alloc_s, t0, stopped;
+	uint64_t pfns;
 	int ram, state, err;
 	unsigned int i;
 
-	if (!strcmp(mode, "badfile")) {
-		ram = open(BAD_RAM_FILE, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (ram < 0 || ftruncate(ram, size))
-			return fail(BAD_RAM_FILE ": %s", strerror(errno));
-		say("starting a VM with %lu MiB of RAM in " BAD_RAM_FILE " (tmpfs, not a memfd)",
-		    ram_mib);
-		if (vm_start(-1, BAD_RAM_FILE, -1) || vm_ticks(TICKS_BEFORE))
-			return 1;
-		if (!ram_check(ram, 0))
-			return fail("a tmpfs file passed for a memfd");
-		if (luo_session())
-			return 1;
-		if (!do_preserve(ram, TOKEN_RAM))
-			return fail("the kernel preserved a tmpfs file that is not a memfd");
-		say("the kernel refuses it too (%s); the VM goes on running", strerror(errno));
-		if (vm_ticks(1) || vm_quit())
-			return 1;
-		say("PASS: RAM that is not a memfd was refused with a clear message");
-		return 0;
-	}
-
+	if (!strcmp(mode, "badfile"))
+		return stage1_badfile(size);
+	if (strcmp(mode, "update") && strcmp(mode, "kexecfail"))
+		return fail("unknown mode %s", mode);
 	/* The freeze fault point is a hugetlb one: with shmem, the kexec would go on. */
 	if (!strcmp(mode, "kexecfail") && !ram_flags())
 		return fail("mode kexecfail needs hugetlb RAM");
@@ -769,13 +926,19 @@ static int stage1(void)
 	say("RAM preserved in session " SESSION " (token %d) in %.1f ms while the VM runs",
 	    TOKEN_RAM, (now() - t0) * 1000);
 	timing("preserve_ram", now() - t0);
-	if (vm_ticks(TICKS_PRESERVED))
+	/* After the preserve, which may move pages that must not be pinned. */
+	if (ram_pfns(ram, size, &pfns) || vm_ticks(TICKS_PRESERVED) || vm_check_ticks())
 		return 1;
 
+	/*
+	 * kexecfail: twice, a kexec that fails and the VM resumed on this
+	 * kernel; each try's device state is a memfd of its own (a
+	 * preserved one cannot be written again), under a token of its own.
+	 * Then the update goes on as usual.
+	 */
 	for (i = 0; !strcmp(mode, "kexecfail") && i < sizeof(points) / sizeof(*points); i++) {
 		state = memfd_create("hlu-vm-state", MFD_CLOEXEC);
-		stopped = now();
-		if (state < 0 || vm_stop_save(state, &counter, &sum, size) ||
+		if (state < 0 || vm_stop_save(state, &counter, &sum, size, &stopped) ||
 		    preserve(state, TOKEN_STATE + 1 + i, "the device state") ||
 		    failed_kexec(points[i]))
 			return 1;
@@ -783,26 +946,19 @@ static int stage1(void)
 		if (vm_restore(ram, state, counter, sum, stopped))
 			return 1;
 	}
-	if (!strcmp(mode, "kexecfail")) {
-		if (vm_quit())
-			return 1;
-		say("PASS: the VM resumed on this kernel after %u failed kexecs", i);
-		return 0;
-	}
-	if (strcmp(mode, "update"))
-		return fail("unknown mode %s", mode);
 
 	state = memfd_create("hlu-vm-state", MFD_CLOEXEC);
 	if (state < 0)
 		return fail("memfd: %s", strerror(errno));
-	err = vm_stop_save(state, &counter, &sum, size);
+	err = vm_stop_save(state, &counter, &sum, size, &stopped);
 	if (err)
 		return err;
 	t0 = now();
 	if (preserve(state, TOKEN_STATE, "the device state"))
 		return 1;
 	timing("preserve_state", now() - t0);
-	if (next_arg("hlu.vm_last", "%lu:%lx", counter, sum))
+	if (next_arg("hlu.vm_last", "%lu:%lx", counter, sum) ||
+	    next_arg("hlu.vm_pfns", "%llx", (unsigned long long)pfns))
 		return 1;
 	hold_until_kexec();
 	say("VM stopped at counter %lu; its RAM and device state are preserved in session "
@@ -833,8 +989,9 @@ static int mark_image(int ram, int after)
 	uint32_t *word;
 	void *map;
 	int ret = 0;
+	size_t len = ram_page() > GUEST_LOAD ? ram_page() : 2UL << 20;
 
-	map = mmap(NULL, GUEST_LOAD + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ram, 0);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ram, 0);
 	if (map == MAP_FAILED)
 		return fail("mmap of the retrieved RAM: %s", strerror(errno));
 	word = (uint32_t *)((char *)map + GUEST_LOAD);
@@ -844,7 +1001,7 @@ static int mark_image(int ram, int after)
 			   after ? ": QEMU wrote the guest's RAM on the restore" : "");
 	else if (!after)
 		*word = mark;
-	munmap(map, GUEST_LOAD + 4096);
+	munmap(map, len);
 	return ret;
 }
 
@@ -853,8 +1010,10 @@ static int stage2(void)
 	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
 	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
 	unsigned long counter = 0, sum = 0;
+	unsigned long long want_pfns = 0;
 	static char line[4096];
 	double t0 = now();
+	uint64_t pfns;
 	int ram, state;
 	struct stat st;
 	char *p;
@@ -863,6 +1022,8 @@ static int stage2(void)
 	f = fopen("/proc/cmdline", "r");
 	if (f && fgets(line, sizeof(line), f) && (p = strstr(line, "hlu.vm_last=")))
 		sscanf(p, "hlu.vm_last=%lu:%lx", &counter, &sum);
+	if (f && (p = strstr(line, "hlu.vm_pfns=")))
+		sscanf(p, "hlu.vm_pfns=%llx", &want_pfns);
 	if (f)
 		fclose(f);
 	luo_fd = open("/dev/liveupdate", O_RDWR | O_CLOEXEC);
@@ -881,8 +1042,11 @@ static int stage2(void)
 	if (fstat(ram, &st) || (size_t)st.st_size != ram_mib << 20)
 		return fail("the retrieved RAM has %lld bytes, not %lu MiB",
 			    (long long)st.st_size, ram_mib);
-	if (ram_check(ram, 1))
+	if (ram_check(ram, 1) || ram_pfns(ram, st.st_size, &pfns))
 		return 1;
+	if (pfns != want_pfns)
+		return fail("the retrieved RAM is on other physical pages (PFN hash %#llx, not "
+			    "%#llx): the kernel copied it", (unsigned long long)pfns, want_pfns);
 	if (mark_image(ram, 0) || vm_restore(ram, state, counter, sum, 0) || vm_quit() ||
 	    mark_image(ram, 1))
 		return 1;
@@ -920,7 +1084,7 @@ static void parse_name(const char *argv0)
 
 int main(int argc, char **argv)
 {
-	int stage = 1;
+	int stage = 1, ret;
 
 	if (argc == 3 && !strcmp(argv[1], "-s"))
 		stage = atoi(argv[2]);
@@ -928,5 +1092,8 @@ int main(int argc, char **argv)
 	parse_name(argv[0]);
 	parse_cmdline();
 	say("stage %d: %s RAM of %lu MiB, mode %s", stage, type, ram_mib, mode);
-	return stage == 1 ? stage1() : stage2();
+	ret = stage == 1 ? stage1() : stage2();
+	if (ret)
+		vm_kill();
+	return ret;
 }

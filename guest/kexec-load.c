@@ -354,20 +354,25 @@ static int kexec_fail_once(const char *point)
 		return 1;
 	}
 	tag = "kexec-fail";
-	if (fault_setup())
-		return 1;
+	ret = fault_setup();
 	/* -N freeze: the first call of the freeze hook fails. */
-	if (!n && (write_file(DEBUGFS "fail_function/interval", "1") ||
-		   write_file(DEBUGFS "fail_function/times", "1") ||
-		   write_file(DEBUGFS "fail_function/probability", "100"))) {
+	if (!ret && !n && (write_file(DEBUGFS "fail_function/interval", "1") ||
+			   write_file(DEBUGFS "fail_function/times", "1") ||
+			   write_file(DEBUGFS "fail_function/probability", "100"))) {
 		printf("HLU: error: fail_function: %s\n", strerror(errno));
-		return 1;
+		ret = 1;
 	}
-	ret = kexec_try(n);
-	write_file(DEBUGFS "fail_function/probability", "0");
+	if (!ret)
+		ret = kexec_try(n);
+	/* Nothing armed for the next kexec, and no kernel loaded. */
+	if (write_file(DEBUGFS "fail_function/probability", "0") ||
+	    write_file(DEBUGFS "fail_function/inject", "!" FREEZE_HOOK)) {
+		printf("HLU: error: fail_function reset: %s\n", strerror(errno));
+		ret = 1;
+	}
 	if (syscall(SYS_kexec_file_load, -1, -1, 0, NULL, KEXEC_FILE_UNLOAD)) {
 		perror("kexec_file_load(KEXEC_FILE_UNLOAD)");
-		return 1;
+		ret = 1;
 	}
 	return ret;
 }
@@ -396,7 +401,7 @@ int main(int argc, char **argv)
 			return usage(argv[0]);
 		}
 	}
-	if (optind >= argc || argc - optind > 2)
+	if (optind >= argc || argc - optind > 2 || ((sweep || once) && !exec))
 		return usage(argv[0]);
 
 	kfd = open(argv[optind], O_RDONLY | O_CLOEXEC);
@@ -428,6 +433,10 @@ int main(int argc, char **argv)
 		return kexec_fail_once(once);
 
 	sync();
+	/* Where the kexec's blackout starts, for make bench (kernel clock). */
+	klog_fd = open("/dev/kmsg", O_WRONLY);
+	if (klog_fd >= 0)
+		klog("HLU: reboot\n");
 	kexec();
 	perror("reboot(LINUX_REBOOT_CMD_KEXEC)");
 	return 1;

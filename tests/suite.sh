@@ -119,5 +119,5 @@ boot upstream_mm_cgroup -c debug -l -a "hugepages=64 hlu.upstream_cgroup=3" upst
 boot vm_2m -c fast -v -a "hugepages=80" hlu-vm-2m:2
 boot vm_1g -c fast -v -m 4 -a "hugepagesz=1G hugepages=1" hlu-vm-1g:2
 boot vm_shmem -c fast -v hlu-vm-shmem:2
-boot vm_badfile -c fast -v hlu-vm-badfile:1
-boot vm_kexecfail -c fast -v -a "hugepages=80" hlu-vm-kexecfail:1
+boot vm_badfile -c fast -v -a "hugepages=4" hlu-vm-badfile:1
+boot vm_kexecfail -c fast -v -a "hugepages=80" hlu-vm-kexecfail:2

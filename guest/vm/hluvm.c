@@ -11,8 +11,9 @@
  * of RAM, one 32-bit word in each 4 KiB page (a word per page keeps nested
  * TCG fast).  Every second of the RTC the counter goes up, the region is
  * rewritten with a pattern of the counter and the address, and a line
- *	HLUVM tick counter=N sum=S
- * goes out on COM1 with the checksum S of the region.  A jump of the RTC by
+ *	HLUVM tick counter=N sum=S bad=B
+ * goes out on COM1 with the checksum S of the region and the number B of
+ * words that did not hold the last tick's pattern before the rewrite.  A jump of the RTC by
  * RESUME_GAP seconds or more between two polls means the VM was stopped
  * and continued (a migration, a live update of its host): before anything
  * changes, the region is checked against the counter's pattern and
@@ -204,7 +205,7 @@ static void report(const struct state *st)
 void hluvm_main(u32 magic, const u32 *info)
 {
 	struct state *st = (struct state *)STATE_ADDR;
-	u32 sec, gap, sum, i;
+	u32 sec, gap, sum, bad, i;
 
 	if (st->magic == STATE_MAGIC) {
 		st->boots++;
@@ -239,12 +240,16 @@ void hluvm_main(u32 magic, const u32 *info)
 			report(st);
 		}
 		st->last_sec = sec;
+		/* The last tick's pattern must still be there. */
+		check(st, &bad);
 		st->counter++;
 		sum = fill(st);
 		puts("HLUVM tick counter=");
 		putu(st->counter);
 		puts(" sum=");
 		putx(sum);
+		puts(" bad=");
+		putu(bad);
 		puts("\n");
 	}
 }
