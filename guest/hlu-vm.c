@@ -549,7 +549,7 @@ static int vm_stop_save(int state_fd, unsigned long *last_counter, unsigned long
 {
 	double t0, t1;
 	struct stat st;
-	long long ram_bytes;
+	long long ram_bytes, ram_total;
 
 	say("stop: the VM's downtime starts");
 	t0 = now();
@@ -567,6 +567,8 @@ static int vm_stop_save(int state_fd, unsigned long *last_counter, unsigned long
 		return fail("saving the device state");
 	t1 = now();
 	ram_bytes = qmp_num("transferred");
+	/* RAM the migration covered: zero pages take no room in the stream. */
+	ram_total = qmp_num("total");
 	if (vm_quit())
 		return 1;
 	if (fstat(state_fd, &st))
@@ -579,9 +581,10 @@ static int vm_stop_save(int state_fd, unsigned long *last_counter, unsigned long
 	 * The guest's RAM must not be in the stream: x-ignore-shared leaves
 	 * out the shared backend; what remains is firmware and ROM blocks.
 	 */
-	if ((size_t)st.st_size > ram_size / 16 || st.st_size > 8 << 20)
-		return fail("the device state (%lld bytes) holds guest RAM: x-ignore-shared "
-			    "did not apply", (long long)st.st_size);
+	if ((size_t)st.st_size > ram_size / 16 || st.st_size > 8 << 20 ||
+	    ram_total < 0 || (size_t)ram_total > ram_size / 16)
+		return fail("the device state (%lld bytes, RAM blocks of %lld bytes) holds guest "
+			    "RAM: x-ignore-shared did not apply", (long long)st.st_size, ram_total);
 	return 0;
 }
 
