@@ -8,7 +8,7 @@ KB_NOHLU := $(CACHE)/kbuild-no-liveupdate-hugetlb
 BZ := arch/x86/boot/bzImage
 
 .PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-long test-fast test-debug test-vmtest \
-	demo demo-vm check-series shellcheck clean
+	demo demo-vm bench check-series shellcheck clean
 
 all: kernel guest
 
@@ -63,6 +63,11 @@ demo: kernel guest
 # A QEMU VM inside the test VM, its RAM in huge pages, across a live update.
 demo-vm: kernel guest
 	@$(S)/demo-vm.sh
+
+# What a live update costs against shmem, and how it scales (about 20
+# minutes): bench/results/ and the README's bench section.
+bench: kernel guest
+	@$(S)/bench.sh
 
 check-series: tree
 	@$(S)/check-series.sh

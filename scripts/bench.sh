@@ -1,0 +1,178 @@
+#!/bin/bash
+# make bench: what a live update of huge pages costs, against shmem memfds,
+# and how each cost grows with the memory preserved.  One QEMU VM per page
+# size (1G, 2M, shmem) runs a size sweep, one kexec per point, each point
+# BENCH_REPS times (guest/hlu-bench.c); one more VM measures the boot-time
+# 1 GiB pool's yield.  Writes bench/results/: bench.csv (every point),
+# summary.csv (median, min, max), fit.csv (fixed + per-page costs),
+# bench.md (tables, extrapolation, targets) and PNG plots; prints the
+# targets as PASS/MISS lines.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+reps=${BENCH_REPS:-5}
+out=$TOP/bench/results
+blogs=$LOGS/bench
+mkdir -p "$out" "$blogs"
+initrd=$BUILD/initramfs-bench.cpio.gz
+[ "${BENCH_REUSE:-0}" = 1 ] ||
+	"$TOP/scripts/mkinitramfs.sh" "$BUILD/bzImage" "$BUILD/guest/bin" "$initrd"
+
+small="64,128,256,512,1024,2048,4096"
+# NAME  GiB  KERNEL_ARGS  (the sizes in MiB; 1 GiB pages start at 1 GiB)
+configs=(
+	"1G 10 hugepagesz=1G hugepages=5 hlu.bench=1G hlu.bench_sizes=1024,2048,4096"
+	"2M 6 hugepages=2064 hlu.bench=2M hlu.bench_sizes=$small"
+	"shmem 6 hlu.bench=shmem hlu.bench_sizes=$small"
+)
+
+# Boot one VM, printing its progress; $1 name, $2 GiB, $3 stages, $4 args.
+bench_vm() {
+	local name=$1 mem=$2 stages=$3 args=$4 log=$blogs/$1.log pid res
+	printf '==> bench %-6s %2d stages (one kexec each), %s GiB  [%s]\n' "$name" "$stages" \
+		"$mem" "$(date +%T)"
+	: > "$log"
+	"$TOP/tests/vmtest.sh" -m "${mem}G" -t 180 -a "$args" "$BUILD/bzImage" "$initrd" \
+		"$log" "hlu-bench:$stages" > "$log.result" &
+	pid=$!
+	tail -F -n +1 --pid=$pid "$log" 2> /dev/null |
+		grep -a --line-buffered 'hlu-bench: point' |
+		sed -u 's/^\[host *\([0-9.]*\)\] hlu-bench: /    [\1 s] /' || true
+	wait $pid || true
+	read -r _ res _ < "$log.result"
+	[ "$res" = pass ] || die "bench VM $name failed: $(cut -d' ' -f3- "$log.result") (log: ${log#"$TOP"/})"
+}
+
+# BENCH_REUSE=1: only the report, from the last run's logs.
+if [ "${BENCH_REUSE:-0}" != 1 ]; then
+	for c in "${configs[@]}"; do
+		read -r name mem args <<< "$c"
+		sizes=${args##*hlu.bench_sizes=}
+		points=$((reps + reps * $(tr ',' '\n' <<< "$sizes" | wc -l)))
+		bench_vm "$name" "$mem" $((points + 1)) "$args hlu.bench_reps=$reps"
+	done
+	bench_vm yield 8 3 "hugepagesz=1G hugepages=8 hugepagesz=2M hugepages=32 hlu.bench=yield"
+fi
+
+# Every point: the guest's lines and the kexec that carried the point
+# (the one after the stage that preserved it): kernel clock from
+# "HLU: reboot" to "Starting new kernel" in the old kernel, the new
+# kernel's uptime when its userspace starts, host clock from "HLU:
+# reboot" to that moment.
+csv=$out/bench.csv
+echo "type,point,mib,pages,preserve_ms,migrated,kexec_old_ms,new_uptime_s,blackout_s,retrieve_ms,touch_ms,touch_page_us,touch_fresh_us,finish_ms,memtotal_kb,metadata_b" > "$csv"
+for c in "${configs[@]}"; do
+	read -r name _ <<< "$c"
+	awk -v type="$name" '
+		function host() { s = $0; sub(/^\[host */, "", s); sub(/\].*/, "", s); return s + 0 }
+		function kern() { s = $0; sub(/^\[host[^]]*\] \[ */, "", s); sub(/\].*/, "", s); return s + 0 }
+		function kv(key,   re) {
+			re = " " key "=[^ ]*"
+			if (!match($0, re)) return ""
+			return substr($0, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+		}
+		/HLU: stage [0-9]+ begin/ {
+			if (p != "" && t_reboot != "") {
+				blackout[p] = host() - t_reboot
+				uptime[p] = kv("uptime")
+			}
+			t_reboot = ""
+		}
+		/HLU: bench preserve / {
+			p = kv("point"); mib[p] = kv("mib"); pages[p] = kv("pages")
+			pres[p] = kv("preserve_ms"); mig[p] = kv("migrated")
+		}
+		/\] HLU: reboot$/ { t_reboot = host(); k_reboot = kern() }
+		/kexec_core: Starting new kernel/ { kold[p] = (kern() - k_reboot) * 1000 }
+		/HLU: bench retrieve / {
+			q = kv("point"); mem[q] = kv("memtotal_kb"); ret[q] = kv("retrieve_ms")
+			tch[q] = kv("touch_ms"); fresh[q] = kv("touch_fresh_us"); fin[q] = kv("finish_ms")
+			n = q + 1 > n ? q + 1 : n
+		}
+		END {
+			# Before retrieve, MemTotal counts neither the
+			# preserved data nor the metadata handed over with it
+			# (KHO keeps both reserved): the difference to a point
+			# that carried nothing, less the data, is the metadata.
+			for (q = 0; q < n; q++) if (mib[q] == 0) { base = mem[q]; break }
+			for (q = 0; q < n; q++) {
+				meta = ""
+				if (mib[q] > 0 && base != "")
+					meta = (base - mem[q] - mib[q] * 1024) * 1024
+				tp = pages[q] > 0 && tch[q] != "" ? tch[q] * 1000 / pages[q] : ""
+				printf "%s,%d,%s,%s,%s,%s,%.3f,%s,%.3f,%s,%s,%s,%s,%s,%s,%s\n", type, q, mib[q],
+				       pages[q], pres[q], mig[q], kold[q], uptime[q], blackout[q], ret[q], tch[q],
+				       tp, fresh[q], fin[q], mem[q], meta
+			}
+		}' "$blogs/$name.log" >> "$csv"
+done
+
+# Median, min and max of each column per type and size.
+summary=$out/summary.csv
+cols="preserve_ms migrated kexec_old_ms new_uptime_s blackout_s retrieve_ms touch_ms touch_page_us touch_fresh_us finish_ms metadata_b"
+{
+	printf 'type,mib,pages,reps'
+	for col in $cols; do printf ',%s_med,%s_min,%s_max' "$col" "$col" "$col"; done
+	echo
+	awk -F, -v cols="$cols" '
+		NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+		{ key = $1 "," $3; if (!(key in seen)) { order[++nk] = key; pg[key] = $4 } seen[key]++
+		  ncol = split(cols, c, " ")
+		  for (j = 1; j <= ncol; j++) v[key, j, seen[key]] = $(idx[c[j]]) }
+		function med(key, j, n,   a, i, k, t, m) {
+			m = 0
+			for (i = 1; i <= n; i++) if (v[key, j, i] != "") a[++m] = v[key, j, i] + 0
+			if (!m) return ",,"
+			for (i = 2; i <= m; i++) { t = a[i]; for (k = i - 1; k >= 1 && a[k] > t; k--) a[k + 1] = a[k]; a[k + 1] = t }
+			return sprintf("%g,%g,%g", m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2, a[1], a[m])
+		}
+		END { ncol = split(cols, c, " ")
+		      for (k = 1; k <= nk; k++) { key = order[k]; line = key "," pg[key] "," seen[key]
+			for (j = 1; j <= ncol; j++) line = line "," med(key, j, seen[key]); print line } }' "$csv"
+} > "$summary"
+
+# Fixed cost + cost per page, per type: y = a + b * pages over the medians
+# of the sizes that carried data, by Theil-Sen (b the median of the
+# slopes between pairs of sizes, a the median of y - b * pages): one or
+# two odd sizes do not bend the line.  A slope or fixed cost that comes
+# out negative is noise: 0.  The preserve's fit leaves out the sizes whose
+# long-term pin migrated pages out of KHO scratch (a cost of its own).
+fit=$out/fit.csv
+echo "type,metric,fixed,per_page,unit" > "$fit"
+for t in 1G 2M shmem; do
+	for m in preserve_ms retrieve_ms finish_ms touch_ms metadata_b blackout_s; do
+		awk -F, -v t="$t" -v m="$m" '
+			function median(arr, n,   i, k, x) {
+				for (i = 2; i <= n; i++) { x = arr[i]; for (k = i - 1; k >= 1 && arr[k] > x; k--) arr[k + 1] = arr[k]; arr[k + 1] = x }
+				return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2
+			}
+			NR == 1 { for (i = 1; i <= NF; i++) { if ($i == m "_med") col = i; if ($i == "migrated_med") mc = i }; next }
+			# The preserve of sizes that migrated pages out of KHO
+			# scratch has a cost of its own (bench-report.sh).
+			m == "preserve_ms" && $mc > 0 { next }
+			$1 == t && $2 > 0 && $col != "" { n++; x[n] = $3; y[n] = $col }
+			END { if (n < 2) exit
+			      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] != x[i]) sl[++ns] = (y[j] - y[i]) / (x[j] - x[i])
+			      b = median(sl, ns); if (b < 0) b = 0
+			      for (i = 1; i <= n; i++) r[i] = y[i] - b * x[i]
+			      a = median(r, n); if (a < 0) a = 0
+			      unit = m; sub(/.*_/, "", unit)
+			      printf "%s,%s,%.6g,%.6g,%s\n", t, m, a, b, unit }' "$summary" >> "$fit"
+	done
+done
+
+# Yield of the boot-time 1 GiB pool (hugepages=8 asks for more than fits).
+yl=$blogs/yield.log
+y_cold=$(grep -aoE 'bench yield stage=1 nr=[0-9]+' "$yl" | sed 's/.*nr=//')
+y_empty=$(grep -aoE 'bench yield stage=2 nr=[0-9]+' "$yl" | sed 's/.*nr=//')
+y_boot=$(grep -aoE 'bench yield stage=3 nr=[0-9]+' "$yl" | sed 's/.*nr=//')
+y_after=$(grep -aoE 'after_retrieve=[0-9]+' "$yl" | sed 's/.*=//')
+echo "boot,nr_1g_pages" > "$out/yield.csv"
+{
+	echo "cold,$y_cold"
+	echo "after an update with nothing preserved,$y_empty"
+	echo "after an update with a 2M and a 1G file: at boot,$y_boot"
+	echo "after an update with a 2M and a 1G file: after retrieve,$y_after"
+} >> "$out/yield.csv"
+
+"$TOP/scripts/bench-report.sh" "$out" "$reps"
