@@ -19,7 +19,16 @@ val() {
 }
 # The fit's fixed or per-page cost of METRIC for TYPE.
 fitv() {
-	awk -F, -v t="$1" -v m="$2" -v w="$3" '$1 == t && $2 == m { print (w == "fixed" ? $3 : $4); exit }' "$fit"
+	awk -F, -v t="$1" -v m="$2" -v w="$3" '$1 == t && $2 == m { print (w == "fixed" ? $3 : w == "resolved" ? $6 : $4); exit }' "$fit"
+}
+# The per-page cost of METRIC for TYPE, times FACTOR, with printf FORMAT;
+# "n/r" when the fit could not resolve one.
+per_page() {
+	if [ "$(fitv "$1" "$2" resolved)" = 1 ]; then
+		calc "$4" "$(fitv "$1" "$2" per_page) * $3"
+	else
+		echo "n/r"
+	fi
 }
 # Bytes per page of TYPE.
 ps_of() {
@@ -51,7 +60,7 @@ md=$out/bench.md
 	echo
 	echo "## Per size"
 	echo
-	echo "| pages | MiB | preserve ms | migrated at preserve | retrieve ms | finish ms | first touch, all pages ms | first touch µs/page (fresh page) | old kernel, reboot() to next kernel ms | next kernel to userspace s | blackout s | metadata B/page |"
+	echo "| pages | MiB | preserve ms | migrated at preserve | retrieve ms (session + file) | finish ms | first touch, all pages ms | first touch µs/page (fresh page) | old kernel: LUO freeze, serialize, shutdown ms | next kernel to userspace s | blackout s | metadata, all of it, per page B |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	for t in 1G 2M shmem; do
 		awk -F, -v t="$t" '$1 == t { print $2 }' "$summary" | while read -r mib; do
@@ -68,16 +77,19 @@ md=$out/bench.md
 	echo
 	echo "## Fixed cost and cost per page"
 	echo
-	echo "cost = fixed + per page x pages, fitted (Theil-Sen) to the medians of the sizes."
+	echo "cost = fixed + per page x pages, fitted (Theil-Sen) to the medians of the sizes;"
+	echo "n/r: no cost per page resolved (it came out 0 or less: noise on a constant)."
+	echo "Metadata is resolved to a 4 KiB page: for 1 to 4 pages of 1 GiB, that is"
+	echo "1 to 4 KiB per page, so its per-page cost there says nothing."
 	echo
 	echo "| pages | preserve | retrieve | finish | first touch | metadata |"
 	echo "| --- | --- | --- | --- | --- | --- |"
 	for t in 1G 2M shmem; do
 		row="| $t "
 		for m in preserve_ms retrieve_ms finish_ms touch_ms; do
-			row+="| $(calc '%.3g' "$(fitv "$t" "$m" fixed)") ms + $(calc '%.3g' "$(fitv "$t" "$m" per_page) * 1000") µs per page "
+			row+="| $(calc '%.3g' "$(fitv "$t" "$m" fixed)") ms + $(per_page "$t" "$m" 1000 '%.3g') µs per page "
 		done
-		row+="| $(calc '%.0f' "$(fitv "$t" metadata_b fixed)") B + $(calc '%.1f' "$(fitv "$t" metadata_b per_page)") B per page |"
+		row+="| $(calc '%.0f' "$(fitv "$t" metadata_b fixed)") B + $(per_page "$t" metadata_b 1 '%.1f') B per page |"
 		echo "$row"
 	done
 	echo
@@ -99,8 +111,10 @@ md=$out/bench.md
 	echo
 	echo "## Extrapolated to a host's guest RAM"
 	echo
-	echo "From the fit (TCG times: hardware runs the same code 10-50 times faster;"
-	echo "the preserve without migrations out of KHO scratch)."
+	echo "From the fit, up to 3000 times past the largest size measured: how each"
+	echo "cost scales, in TCG's time (hardware's factor is not measured here); ≥:"
+	echo "the fixed cost only, as no cost per page was resolved.  The preserve"
+	echo "leaves out migrations out of KHO scratch, whose size grows with RAM."
 	echo
 	echo "| guest RAM | pages | preserve | retrieve | finish | metadata |"
 	echo "| --- | --- | ---: | ---: | ---: | ---: |"
@@ -112,10 +126,14 @@ md=$out/bench.md
 			shmem) pages=$((gib * 262144)) ;;
 			esac
 			row="| $( [ "$gib" -ge 1024 ] && echo "$((gib / 1024)) TiB" || echo "$gib GiB") | $t: $pages "
-			for m in preserve_ms retrieve_ms finish_ms; do
-				row+="| $(calc '%.3g s' "($(fitv "$t" "$m" fixed) + $(fitv "$t" "$m" per_page) * $pages) / 1000") "
+			for m in preserve_ms retrieve_ms finish_ms metadata_b; do
+				div=1000 unit=s
+				[ "$m" != metadata_b ] || div=1048576 unit=MiB
+				lb=""
+				[ "$(fitv "$t" "$m" resolved)" = 1 ] || lb="≥ "
+				row+="| $lb$(calc "%.3g $unit" "($(fitv "$t" "$m" fixed) + $(fitv "$t" "$m" per_page) * $pages) / $div") "
 			done
-			row+="| $(calc '%.3g MiB' "($(fitv "$t" metadata_b fixed) + $(fitv "$t" metadata_b per_page) * $pages) / 1048576") |"
+			row+="|"
 			echo "$row"
 		done
 	done
@@ -138,23 +156,40 @@ targets=$out/targets.txt
 	ratio=$(calc '%.0f' "($s + $r) / ($g + $q)")
 	v=$([ "$ratio" -ge 1000 ] && echo PASS || echo MISS)
 	echo "$v preserve + retrieve of 1 GiB: 1 GiB pages $(calc '%.2f' "$g + $q") ms, shmem $(calc '%.1f' "$s + $r") ms: ${ratio}x faster (target 1000x)"
-	b0=$(val 1G 0 blackout_s_med) b4=$(val 1G 4096 blackout_s_med)
-	pct=$(calc '%.1f' "($b4 / $b0 - 1) * 100")
-	v=$(awk "BEGIN { print ($pct <= 5 ? \"PASS\" : \"MISS\") }")
-	echo "$v kexec blackout with 4 GiB in 1 GiB pages: $(calc '%.2f' "$b4") s, nothing preserved $(calc '%.2f' "$b0") s: ${pct}% (target 5%)"
+	# Blackout: each round's 4 GiB point against the same round's point
+	# that carried nothing, by the host clock and by the two kernels'
+	# clocks (old kernel's part + the new one's uptime).
+	read -r hmed hmin hmax kmed kmin kmax < <(awk -F, '
+		function median(arr, n,   i, k, x) {
+			for (i = 2; i <= n; i++) { x = arr[i]; for (k = i - 1; k >= 1 && arr[k] > x; k--) arr[k + 1] = arr[k]; arr[k + 1] = x }
+			return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2
+		}
+		$1 == "1G" && $3 == 0 { h0 = $9; k0 = $7 / 1000 + $8 }
+		$1 == "1G" && $3 == 4096 && h0 != "" { n++; h[n] = ($9 / h0 - 1) * 100; k[n] = (($7 / 1000 + $8) / k0 - 1) * 100 }
+		END { hmed = median(h, n); kmed = median(k, n)
+		      printf "%.1f %.1f %.1f %.1f %.1f %.1f\n", hmed, h[1], h[n], kmed, k[1], k[n] }' "$out/bench.csv")
+	# PASS: every round within 5% by both clocks; MISS: both medians
+	# beyond; anything else is TCG's noise deciding.
+	v=$(awk "BEGIN { print ($hmax <= 5 && $kmax <= 5 ? \"PASS\" : $hmed > 5 && $kmed > 5 ? \"MISS\" : \"INCONCLUSIVE\") }")
+	echo "$v kexec blackout with 4 GiB in 1 GiB pages against nothing preserved, same round: median ${hmed}% (${hmin}% to ${hmax}%) by the host clock, ${kmed}% (${kmin}% to ${kmax}%) by the kernels' clocks (target 5%; single rounds under TCG spread wider than that)"
 	for t in 1G 2M; do
 		big=$(awk -F, -v t="$t" '$1 == t { m = $2 } END { print m }' "$summary")
 		tp=$(val "$t" "$big" touch_page_us_med) tf=$(val "$t" "$big" touch_fresh_us_med)
 		v=$(awk "BEGIN { print ($tp * 10 < $tf ? \"PASS\" : \"MISS\") }")
-		echo "$v first touch of a retrieved $t page: $(calc '%.1f' "$tp") µs, of a fresh one (cleared) $(calc '%.1f' "$tf") µs: $(calc '%.0f' "$tf / $tp")x (no byte zeroed or copied: target 10x at least)"
+		echo "$v after preserve, nothing copied or zeroed: first touch of a retrieved $t page $(calc '%.1f' "$tp") µs, of a fresh one (cleared) $(calc '%.1f' "$tf") µs: $(calc '%.0f' "$tf / $tp")x (target 10x at least)"
+		copied=$(awk -F, -v t="$t" 'NR > 1 && $1 == t && $8 > m { m = $8; s = $2 } END { if (m > 0) printf "%.0f MiB of %s MiB", m * 4096 / 1048576, s }' "$summary")
+		if [ -n "$copied" ]; then
+			echo "MISS at preserve, nothing copied: the long-term pin migrated $t pages out of KHO scratch, up to $copied (median)"
+		else
+			echo "PASS at preserve, nothing copied: no $t page migrated"
+		fi
 	done
-	for t in 1G 2M; do
-		pp=$(fitv "$t" metadata_b per_page)
-		big=$(awk -F, -v t="$t" '$1 == t { m = $2 } END { print m }' "$summary")
-		at=$(calc '%.1f' "$(val "$t" "$big" metadata_b_med) / $(val "$t" "$big" pages)")
-		v=$(awk "BEGIN { print ($pp <= 16 ? \"PASS\" : \"MISS\") }")
-		echo "$v metadata per $t page: $(calc '%.1f' "$pp") B/page more for each page (fit), $at B/page in all at $big MiB (target 16)"
-	done
+	pp=$(fitv 2M metadata_b per_page)
+	big=$(awk -F, '$1 == "2M" { m = $2 } END { print m }' "$summary")
+	res=$(calc '%.1f' "4096 / ($(val 2M "$big" pages) - $(val 2M 64 pages))")
+	v=$(awk "BEGIN { print ($pp <= 16 ? \"PASS\" : \"MISS\") }")
+	echo "$v metadata per 2M page: $(calc '%.1f' "$pp") B per page (fit, resolution ${res} B: one 4 KiB page over the sizes), $(calc '%.1f' "$(val 2M "$big" metadata_b_med) / $(val 2M "$big" pages)") B per page in all at $big MiB (target 16; the folio entry alone is 16 B)"
+	echo "N/R metadata per 1G page: $(calc '%.0f' "$(val 1G 4096 metadata_b_med)") B for 4 pages, one 4 KiB page of resolution is 1 KiB per page: not resolved"
 	yc=$(sed -n 's/^cold,//p' "$out/yield.csv")
 	ya=$(sed -n 's/^after an update with a 2M and a 1G file: after retrieve,//p' "$out/yield.csv")
 	v=$([ $((yc - ya)) -le 1 ] && echo PASS || echo MISS)
@@ -181,7 +216,7 @@ plot bench-blackout.png "set logscale x; set xlabel 'memfd size (MiB; 32 = nothi
 
 # The README's bench section.
 readme=$TOP/README.md
-if grep -q '<!-- bench:begin -->' "$readme"; then
+if grep -q '<!-- bench:begin -->' "$readme" && grep -q '<!-- bench:end -->' "$readme"; then
 	awk -v md="$md" '
 		/<!-- bench:begin -->/ { print; print ""
 			while ((getline l < md) > 0) {

@@ -39,7 +39,8 @@ bench_vm() {
 		grep -a --line-buffered 'hlu-bench: point' |
 		sed -u 's/^\[host *\([0-9.]*\)\] hlu-bench: /    [\1 s] /' || true
 	wait $pid || true
-	read -r _ res _ < "$log.result"
+	res=""
+	read -r _ res _ < "$log.result" || true
 	[ "$res" = pass ] || die "bench VM $name failed: $(cut -d' ' -f3- "$log.result") (log: ${log#"$TOP"/})"
 }
 
@@ -48,6 +49,7 @@ if [ "${BENCH_REUSE:-0}" != 1 ]; then
 	for c in "${configs[@]}"; do
 		read -r name mem args <<< "$c"
 		sizes=${args##*hlu.bench_sizes=}
+		sizes=${sizes%% *}
 		points=$((reps + reps * $(tr ',' '\n' <<< "$sizes" | wc -l)))
 		bench_vm "$name" "$mem" $((points + 1)) "$args hlu.bench_reps=$reps"
 	done
@@ -91,18 +93,22 @@ for c in "${configs[@]}"; do
 		}
 		END {
 			# Before retrieve, MemTotal counts neither the
-			# preserved data nor the metadata handed over with it
-			# (KHO keeps both reserved): the difference to a point
-			# that carried nothing, less the data, is the metadata.
-			for (q = 0; q < n; q++) if (mib[q] == 0) { base = mem[q]; break }
+			# preserved data nor the preserved metadata handed
+			# over with it (the serialized file, its folio list,
+			# LUO'"'"'s blobs; KHO'"'"'s radix tree is read and freed at
+			# boot, so it is not in it): the difference to the
+			# point of the same round that carried nothing, less
+			# the data, is that metadata, to a 4 KiB page.
 			for (q = 0; q < n; q++) {
+				if (mib[q] == 0) base = mem[q]
 				meta = ""
 				if (mib[q] > 0 && base != "")
 					meta = (base - mem[q] - mib[q] * 1024) * 1024
 				tp = pages[q] > 0 && tch[q] != "" ? tch[q] * 1000 / pages[q] : ""
-				printf "%s,%d,%s,%s,%s,%s,%.3f,%s,%.3f,%s,%s,%s,%s,%s,%s,%s\n", type, q, mib[q],
-				       pages[q], pres[q], mig[q], kold[q], uptime[q], blackout[q], ret[q], tch[q],
-				       tp, fresh[q], fin[q], mem[q], meta
+				printf "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", type, q, mib[q],
+				       pages[q], pres[q], mig[q], kold[q] == "" ? "" : sprintf("%.3f", kold[q]),
+				       uptime[q], blackout[q] == "" ? "" : sprintf("%.3f", blackout[q]), ret[q],
+				       tch[q], tp, fresh[q], fin[q], mem[q], meta
 			}
 		}' "$blogs/$name.log" >> "$csv"
 done
@@ -138,7 +144,8 @@ cols="preserve_ms migrated kexec_old_ms new_uptime_s blackout_s retrieve_ms touc
 # out negative is noise: 0.  The preserve's fit leaves out the sizes whose
 # long-term pin migrated pages out of KHO scratch (a cost of its own).
 fit=$out/fit.csv
-echo "type,metric,fixed,per_page,unit" > "$fit"
+# resolved: 0 when the slope came out 0 or negative (noise on a constant).
+echo "type,metric,fixed,per_page,unit,resolved" > "$fit"
 for t in 1G 2M shmem; do
 	for m in preserve_ms retrieve_ms finish_ms touch_ms metadata_b blackout_s; do
 		awk -F, -v t="$t" -v m="$m" '
@@ -153,11 +160,11 @@ for t in 1G 2M shmem; do
 			$1 == t && $2 > 0 && $col != "" { n++; x[n] = $3; y[n] = $col }
 			END { if (n < 2) exit
 			      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] != x[i]) sl[++ns] = (y[j] - y[i]) / (x[j] - x[i])
-			      b = median(sl, ns); if (b < 0) b = 0
+			      b = median(sl, ns); resolved = b > 0; if (b < 0) b = 0
 			      for (i = 1; i <= n; i++) r[i] = y[i] - b * x[i]
 			      a = median(r, n); if (a < 0) a = 0
 			      unit = m; sub(/.*_/, "", unit)
-			      printf "%s,%s,%.6g,%.6g,%s\n", t, m, a, b, unit }' "$summary" >> "$fit"
+			      printf "%s,%s,%.6g,%.6g,%s,%d\n", t, m, a, b, unit, resolved }' "$summary" >> "$fit"
 	done
 done
 
@@ -167,6 +174,8 @@ y_cold=$(grep -aoE 'bench yield stage=1 nr=[0-9]+' "$yl" | sed 's/.*nr=//')
 y_empty=$(grep -aoE 'bench yield stage=2 nr=[0-9]+' "$yl" | sed 's/.*nr=//')
 y_boot=$(grep -aoE 'bench yield stage=3 nr=[0-9]+' "$yl" | sed 's/.*nr=//')
 y_after=$(grep -aoE 'after_retrieve=[0-9]+' "$yl" | sed 's/.*=//')
+{ [ -n "$y_cold" ] && [ -n "$y_empty" ] && [ -n "$y_boot" ] && [ -n "$y_after" ]; } ||
+	die "the yield VM's log lacks its lines (log: ${yl#"$TOP"/})"
 echo "boot,nr_1g_pages" > "$out/yield.csv"
 {
 	echo "cold,$y_cold"
