@@ -25,6 +25,10 @@ configs=(
 	"2M 6 hugepages=2064 hlu.bench=2M hlu.bench_sizes=$small"
 	"shmem 6 hlu.bench=shmem hlu.bench_sizes=$small"
 )
+# The blackout target needs more pairs than the sweep's rounds: nothing
+# and 4 GiB of 1 GiB pages, BENCH_PAIRS rounds.
+pairs=${BENCH_PAIRS:-15}
+pair_config="1G-pairs 10 hugepagesz=1G hugepages=5 hlu.bench=1G hlu.bench_sizes=4096"
 
 # Boot one VM, printing its progress; $1 name, $2 GiB, $3 stages, $4 args.
 bench_vm() {
@@ -44,15 +48,25 @@ bench_vm() {
 	[ "$res" = pass ] || die "bench VM $name failed: $(cut -d' ' -f3- "$log.result") (log: ${log#"$TOP"/})"
 }
 
-# BENCH_REUSE=1: only the report, from the last run's logs.
-if [ "${BENCH_REUSE:-0}" != 1 ]; then
-	for c in "${configs[@]}"; do
-		read -r name mem args <<< "$c"
-		sizes=${args##*hlu.bench_sizes=}
-		sizes=${sizes%% *}
-		points=$((reps + reps * $(tr ',' '\n' <<< "$sizes" | wc -l)))
-		bench_vm "$name" "$mem" $((points + 1)) "$args hlu.bench_reps=$reps"
-	done
+# BENCH_REUSE=1: only the report, from the last run's logs; BENCH_ONLY="NAME
+# ...": only these VMs (1G 2M shmem 1G-pairs yield), the others' last logs.
+run_vm() {
+	[ "${BENCH_REUSE:-0}" != 1 ] || return 1
+	[ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]
+}
+for c in "${configs[@]}"; do
+	read -r name mem args <<< "$c"
+	run_vm "$name" || continue
+	sizes=${args##*hlu.bench_sizes=}
+	sizes=${sizes%% *}
+	points=$((reps + reps * $(tr ',' '\n' <<< "$sizes" | wc -l)))
+	bench_vm "$name" "$mem" $((points + 1)) "$args hlu.bench_reps=$reps"
+done
+read -r name mem args <<< "$pair_config"
+if run_vm "$name"; then
+	bench_vm "$name" "$mem" $((2 * pairs + 1)) "$args hlu.bench_reps=$pairs"
+fi
+if run_vm yield; then
 	bench_vm yield 8 3 "hugepagesz=1G hugepages=8 hugepagesz=2M hugepages=32 hlu.bench=yield"
 fi
 
@@ -63,7 +77,7 @@ fi
 # reboot" to that moment.
 csv=$out/bench.csv
 echo "type,point,mib,pages,preserve_ms,migrated,kexec_old_ms,new_uptime_s,blackout_s,retrieve_ms,touch_ms,touch_page_us,touch_fresh_us,finish_ms,memtotal_kb,metadata_b" > "$csv"
-for c in "${configs[@]}"; do
+for c in "${configs[@]}" "$pair_config"; do
 	read -r name _ <<< "$c"
 	awk -v type="$name" '
 		function host() { s = $0; sub(/^\[host */, "", s); sub(/\].*/, "", s); return s + 0 }
