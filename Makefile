@@ -64,7 +64,7 @@ demo: kernel guest
 demo-vm: kernel guest
 	@$(S)/demo-vm.sh
 
-# What a live update costs against shmem, and how it scales (about 20
+# What a live update costs against shmem, and how it scales (about 22
 # minutes): bench/results/ and the README's bench section.
 bench: kernel guest
 	@$(S)/bench.sh
