@@ -87,7 +87,7 @@ if [ "$status" = pass ] && [ -n "$t_line" ]; then
 	echo "  cont to the VM's first line                    $(f "$(ms cont_to_line 2) / 1000")"
 	echo "  total downtime                                 $(f "$t_line - $t_stop")"
 	echo "Before the downtime, while the VM ran: preserve of its RAM $(ms preserve_ram 1) ms."
-	echo "Most of the downtime is the kexec: booting a kernel under TCG ($(f "$k_init") to"
+	echo "Most of the downtime is the kexec: booting a kernel under TCG ($(printf '%.2f s' "$k_init") to"
 	echo "/init by its own clock) with the test's 90 MB initramfs (QEMU is in it)."
 	echo "docs/vmm.md ('Downtime') says which parts are TCG's and which the design's."
 fi
