@@ -193,29 +193,17 @@ static size_t page_size(const char *t)
 	return 4096;
 }
 
-static long meminfo(const char *key)
+/* The number after "@key" and a blank or colon in a /proc file, or -1. */
+static long proc_value(const char *path, const char *key)
 {
+	size_t len = strlen(key);
 	char line[256];
 	long val = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(path, "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			val = atol(line + strlen(key) + 1);
-	if (f)
-		fclose(f);
-	return val;
-}
-
-static long vmstat(const char *key)
-{
-	char line[256];
-	long val = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ' ')
-			val = atol(line + strlen(key) + 1);
+		if (!strncmp(line, key, len) && (line[len] == ' ' || line[len] == ':'))
+			val = atol(line + len + 1);
 	if (f)
 		fclose(f);
 	return val;
@@ -326,7 +314,7 @@ static int retrieve_point(int luo, unsigned long point)
 	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
 	size_t size = plan[point] << 20, page = page_size(type);
 	double t0, t_ret, t_touch, t_fin, fresh;
-	long memtotal = meminfo("MemTotal:");
+	long memtotal = proc_value("/proc/meminfo", "MemTotal");
 	void *map;
 
 	if (!size) {
@@ -390,10 +378,10 @@ static int sweep(int stage)
 	fd = memfd_of(type, plan[point] << 20);
 	fill_s = now() - t0;
 	snprintf(name, sizeof(name), "bench-%lu", point);
-	migrated = vmstat("pgmigrate_success");
+	migrated = proc_value("/proc/vmstat", "pgmigrate_success");
 	preserve_and_hold(luo, name, &fd, 1, &preserve_s);
 	/* Pages the long-term pin moved (out of KHO scratch, which is CMA). */
-	migrated = vmstat("pgmigrate_success") - migrated;
+	migrated = proc_value("/proc/vmstat", "pgmigrate_success") - migrated;
 	printf("HLU: bench preserve point=%lu mib=%lu pages=%lu fill_ms=%.3f preserve_ms=%.3f "
 	       "migrated=%ld\n", point, plan[point], (plan[point] << 20) / page_size(type),
 	       fill_s * 1e3, preserve_s * 1e3, migrated);
