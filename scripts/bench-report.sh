@@ -162,11 +162,7 @@ targets=$out/targets.txt
 	# median of the differences with a distribution-free confidence
 	# interval (order statistics, at least 90%).  PASS: the host clock's
 	# interval lies at or under 5%; MISS: above; else INCONCLUSIVE.
-	read -r n conf hmed hlo hhi kmed klo khi < <(awk -F, '
-		function sort(arr, n,   i, k, x) {
-			for (i = 2; i <= n; i++) { x = arr[i]; for (k = i - 1; k >= 1 && arr[k] > x; k--) arr[k + 1] = arr[k]; arr[k + 1] = x }
-		}
-		function med(arr, n) { return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2 }
+	read -r n conf hmed hlo hhi kmed klo khi < <(awk -F, "$SORT_AWK"'
 		$1 == "1G-pairs" && $3 == 0 { h0 = $9; k0 = $7 / 1000 + $8 }
 		$1 == "1G-pairs" && $3 == 4096 && h0 != "" { n++; h[n] = ($9 / h0 - 1) * 100; k[n] = (($7 / 1000 + $8) / k0 - 1) * 100 }
 		END {
@@ -180,7 +176,7 @@ targets=$out/targets.txt
 			cov = 1; c = 0; p = 0.5 ^ n
 			for (i = 0; i < j - 1; i++) { c += p; p = p * (n - i) / (i + 1) }
 			printf "%d %.0f %.1f %.1f %.1f %.1f %.1f %.1f\n", n, (1 - 2 * c) * 100,
-			       med(h, n), h[j], h[n + 1 - j], med(k, n), k[j], k[n + 1 - j]
+			       median(h, n), h[j], h[n + 1 - j], median(k, n), k[j], k[n + 1 - j]
 		}' "$out/bench.csv")
 	if [ "$n" = 0 ]; then
 		echo "MISS kexec blackout: no pairs measured"

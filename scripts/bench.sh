@@ -134,17 +134,17 @@ cols="preserve_ms migrated kexec_old_ms new_uptime_s blackout_s retrieve_ms touc
 	printf 'type,mib,pages,reps'
 	for col in $cols; do printf ',%s_med,%s_min,%s_max' "$col" "$col" "$col"; done
 	echo
-	awk -F, -v cols="$cols" '
+	awk -F, -v cols="$cols" "$SORT_AWK"'
 		NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
 		{ key = $1 "," $3; if (!(key in seen)) { order[++nk] = key; pg[key] = $4 } seen[key]++
 		  ncol = split(cols, c, " ")
 		  for (j = 1; j <= ncol; j++) v[key, j, seen[key]] = $(idx[c[j]]) }
-		function med(key, j, n,   a, i, k, t, m) {
+		function med(key, j, n,   a, i, m) {
 			m = 0
 			for (i = 1; i <= n; i++) if (v[key, j, i] != "") a[++m] = v[key, j, i] + 0
 			if (!m) return ",,"
-			for (i = 2; i <= m; i++) { t = a[i]; for (k = i - 1; k >= 1 && a[k] > t; k--) a[k + 1] = a[k]; a[k + 1] = t }
-			return sprintf("%g,%g,%g", m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2, a[1], a[m])
+			sort(a, m)
+			return sprintf("%g,%g,%g", median(a, m), a[1], a[m])
 		}
 		END { ncol = split(cols, c, " ")
 		      for (k = 1; k <= nk; k++) { key = order[k]; line = key "," pg[key] "," seen[key]
@@ -162,11 +162,7 @@ fit=$out/fit.csv
 echo "type,metric,fixed,per_page,unit,resolved" > "$fit"
 for t in 1G 2M shmem; do
 	for m in preserve_ms retrieve_ms finish_ms touch_ms metadata_b blackout_s; do
-		awk -F, -v t="$t" -v m="$m" '
-			function median(arr, n,   i, k, x) {
-				for (i = 2; i <= n; i++) { x = arr[i]; for (k = i - 1; k >= 1 && arr[k] > x; k--) arr[k + 1] = arr[k]; arr[k + 1] = x }
-				return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2
-			}
+		awk -F, -v t="$t" -v m="$m" "$SORT_AWK"'
 			NR == 1 { for (i = 1; i <= NF; i++) { if ($i == m "_med") col = i; if ($i == "migrated_med") mc = i }; next }
 			# The preserve of sizes that migrated pages out of KHO
 			# scratch has a cost of its own (bench-report.sh).
@@ -174,9 +170,9 @@ for t in 1G 2M shmem; do
 			$1 == t && $2 > 0 && $col != "" { n++; x[n] = $3; y[n] = $col }
 			END { if (n < 2) exit
 			      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] != x[i]) sl[++ns] = (y[j] - y[i]) / (x[j] - x[i])
-			      b = median(sl, ns); resolved = b > 0; if (b < 0) b = 0
+			      sort(sl, ns); b = median(sl, ns); resolved = b > 0; if (b < 0) b = 0
 			      for (i = 1; i <= n; i++) r[i] = y[i] - b * x[i]
-			      a = median(r, n); if (a < 0) a = 0
+			      sort(r, n); a = median(r, n); if (a < 0) a = 0
 			      unit = m; sub(/.*_/, "", unit)
 			      printf "%s,%s,%.6g,%.6g,%s,%d\n", t, m, a, b, unit, resolved }' "$summary" >> "$fit"
 	done

@@ -19,6 +19,16 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 # -MMD it needs.
 export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 
+# awk functions of the bench scripts: sort(arr, n) sorts arr[1..n] in
+# place (insertion sort: a few dozen values), median(arr, n) is the median
+# of a sorted arr[1..n].
+SORT_AWK='
+function sort(arr, n,   i, k, x) {
+	for (i = 2; i <= n; i++) { x = arr[i]; for (k = i - 1; k >= 1 && arr[k] > x; k--) arr[k + 1] = arr[k]; arr[k + 1] = x }
+}
+function median(arr, n) { return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2 }
+'
+
 die() {
 	echo "error: $*" >&2
 	exit 1
