@@ -98,7 +98,7 @@ static struct vm {
 	unsigned long counter[MAX_TICKS];
 	unsigned long sum[MAX_TICKS];
 	int resumed, boot_lines, last_was_resumed;
-	unsigned long res_gap, res_counter, res_sum, res_bad, bad_ticks;
+	unsigned long res_counter, res_sum, res_bad, bad_ticks;
 	double first_line;	/* when the first line came, in now() */
 } vm;
 
@@ -184,7 +184,6 @@ static void vm_line(char *line)
 		vm.counter[vm.ticks] = c;
 		vm.sum[vm.ticks++] = s;
 	} else if (sscanf(line, "HLUVM resumed gap=%lu", &g) == 1) {
-		vm.res_gap = g;
 		vm.last_was_resumed = 1;
 	} else if (sscanf(line, "HLUVM verify counter=%lu sum=%lx bad=%lu", &c, &s, &b) == 3 &&
 		   was_resumed && !vm.resumed) {
