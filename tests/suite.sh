@@ -27,7 +27,7 @@ boot hugetlb_kexec -a "hugepages=64 hugetlb_cma=64M" luo_hugetlb_kexec:2 \
 boot hugetlb_chain -c fast -a "hugepages=16" luo_hugetlb_chain:4
 boot hugetlb_chain -c debug -l -a "hugepages=16" luo_hugetlb_chain:4
 boot hugetlb_overcommit -a "hugepages=8" luo_hugetlb_overcommit:2
-boot hugetlb_cgroup -a "hugepages=16" luo_hugetlb_cgroup:2
+boot hugetlb_cgroup -a "hugepages=24" luo_hugetlb_cgroup:2
 
 # 1 GiB pages with boot-time pools in three kernels (two live updates),
 # default KHO scratch sizes on the fast kernel, HVO on.
@@ -92,10 +92,21 @@ boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ ST
 boot hugetlb_model_long -c fast -l -m 4 -a "hugepages=32 STEPS=3000" -q "$model_qemu" \
 	luo_hugetlb_model:2
 
+# What a host does around an update must lose nothing: files that are not
+# memfds refused, no page allocated for a fault into a frozen hole, seals
+# and exec bits changed after preserve carried over, pool sizes read and
+# written back unchanged (global, per node, sysctl, mempolicy), and pool
+# writes racing retrieves ending with exact counts, on two nodes.
+boot hugetlb_safety -m 4 -a "hugepages=32" -q "$model_qemu" luo_hugetlb_safety:2
+
+# A preserved 1 GiB page that a zone boundary of the next kernel cuts in two
+# (movablecore=, set by stage 1) is refused and stays reserved.
+boot hugetlb_zone -m 6 -a "hugepagesz=1G hugepages=1" luo_hugetlb_zone:2
+
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
 # unpreserve, the kexec, retrieve and finish), on both kernels: on the debug
 # kernel every error path runs under KASAN, lockdep and kmemleak.
-boot hugetlb_fault -a "hugepages=192" luo_hugetlb_fault:2
+boot hugetlb_fault -a "hugepages=256" luo_hugetlb_fault:2
 
 # Upstream's own hugetlb and memfd selftests (guest/upstream-mm.sh): on a
 # plain boot, then after a live update with 64 MiB of retrieved pages
