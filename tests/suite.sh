@@ -77,7 +77,7 @@ boot hugetlb_input -a "hugepages=64" luo_hugetlb_input:2
 boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 
 # Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
-boot hugetlb_corrupt -a "hugepages=56" luo_hugetlb_corrupt:2
+boot hugetlb_corrupt -a "hugepages=120" luo_hugetlb_corrupt:2
 
 # Model-based pool accounting: random sequences of pool operations (files,
 # faults, fallocate, truncate, pool and overcommit writes, sessions,
