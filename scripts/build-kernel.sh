@@ -40,7 +40,7 @@ fi
 mkdir -p "$out" "$CCACHE_DIR"
 echo "$src" > "$out/.hlu-source"
 kmake() {
-	make -s -C "$TREE" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	make -s -C "$TREE" O="$out" CC="$TOP/scripts/ccache-cc" HOSTCC="ccache gcc" "$@"
 }
 
 # Re-run the config step only when the fragments change.

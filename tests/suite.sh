@@ -14,12 +14,13 @@
 # hugetlb memfd preservation (2 MiB pages).  The pool size matters to the
 # tests' expected counts, so most have their own boot.  This one has
 # programs that check the pool only against their own steps:
-# luo_hugetlb (no kexec; hugetlb_cma= must be refused), upstream's LUO
+# luo_hugetlb (no kexec; hugetlb_cma=1G, a size x86 takes, must be refused
+# and no CMA area declared), upstream's LUO
 # selftests (regression guard, no huge pages: the non-kexec API test and
 # the four two-stage kexec tests) and, last, pages with memory errors
 # (they stay in the pool, in use), whose failed kexec freezes and thaws
 # the other programs' files before their real update.
-boot hugetlb_kexec -a "hugepages=64 hugetlb_cma=64M" luo_hugetlb_kexec:2 \
+boot hugetlb_kexec -a "hugepages=64 hugetlb_cma=1G" luo_hugetlb_kexec:2 \
 	luo_hugetlb:1 liveupdate:1 luo_kexec_simple:2 luo_multi_session:2 \
 	luo_stress_sessions:2 luo_stress_files:2 luo_hugetlb_hwpoison:2
 # Three updates: on the debug kernel in make test-long only (1g, nohstate
@@ -77,7 +78,7 @@ boot hugetlb_input -a "hugepages=64" luo_hugetlb_input:2
 boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 
 # Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
-boot hugetlb_corrupt -a "hugepages=120" luo_hugetlb_corrupt:2
+boot hugetlb_corrupt -a "hugepages=136" luo_hugetlb_corrupt:2
 
 # Model-based pool accounting: random sequences of pool operations (files,
 # faults, fallocate, truncate, pool and overcommit writes, sessions,
@@ -88,6 +89,12 @@ boot hugetlb_corrupt -a "hugepages=120" luo_hugetlb_corrupt:2
 model_qemu="-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1"
 boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ STEPS=$STEPS}" \
 	-q "$model_qemu" luo_hugetlb_model:2
+# Fixed seeds, so that a divergence one of them finds fails every run and
+# can be replayed; the boot above takes a new seed each run (printed).
+for seed in 1 2 3; do
+	boot "hugetlb_model_seed$seed" -c fast -m 4 -a "hugepages=32 SEED=$seed" \
+		-q "$model_qemu" luo_hugetlb_model:2
+done
 # make test-long: ten times the steps, on a seed of its own each run.
 boot hugetlb_model_long -c fast -l -m 4 -a "hugepages=32 STEPS=3000" -q "$model_qemu" \
 	luo_hugetlb_model:2

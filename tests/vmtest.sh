@@ -53,6 +53,8 @@ SPLAT+='|Adding scan area to unknown|Scan area larger than|Setting excess_ref on
 SPLAT+='|Not scanning unknown|Updating stack trace for unknown)'
 SPLAT+='|stackdepot: (hash table|stack pools) allocation failed'
 SPLAT+='|printk messages dropped'
+# A vmstat counter below zero (guest/init.sh reads stat_refresh).
+SPLAT+='|vmstat_refresh: [a-z_]+ -[0-9]+'
 SPLAT+='|BUG [^ ]+ \([^)]*\): '
 SPLAT+='|HLU: error:'
 
