@@ -78,7 +78,7 @@ boot hugetlb_input -a "hugepages=64" luo_hugetlb_input:2
 boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 
 # Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
-boot hugetlb_corrupt -a "hugepages=136" luo_hugetlb_corrupt:2
+boot hugetlb_corrupt -a "hugepages=140" luo_hugetlb_corrupt:2
 
 # Model-based pool accounting: random sequences of pool operations (files,
 # faults, fallocate, truncate, pool and overcommit writes, sessions,
@@ -113,7 +113,7 @@ boot hugetlb_zone -m 6 -a "hugepagesz=1G hugepages=1" luo_hugetlb_zone:2
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
 # unpreserve, the kexec, retrieve and finish), on both kernels: on the debug
 # kernel every error path runs under KASAN, lockdep and kmemleak.
-boot hugetlb_fault -a "hugepages=256" luo_hugetlb_fault:2
+boot hugetlb_fault -a "hugepages=288" luo_hugetlb_fault:2
 
 # Upstream's own hugetlb and memfd selftests (guest/upstream-mm.sh): on a
 # plain boot, then after a live update with 64 MiB of retrieved pages
