@@ -78,25 +78,37 @@ boot hugetlb_input -a "hugepages=64" luo_hugetlb_input:2
 boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 
 # Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
-boot hugetlb_corrupt -a "hugepages=140" luo_hugetlb_corrupt:2
+# Stage 1 first reads the results of the KUnit tests of the same checks and
+# of the preserved page counts' (run at boot): they must be there.
+kunit_ok="KUnit suite hugetlb_luo: all [0-9]+ cases passed"
+boot hugetlb_corrupt -a "hugepages=140" -e "fast:$kunit_ok" -e "debug:$kunit_ok" \
+	luo_hugetlb_corrupt:2
 
 # Model-based pool accounting: random sequences of pool operations (files,
 # faults, fallocate, truncate, pool and overcommit writes, sessions,
-# preserve, retrieve, finish) on two NUMA nodes, across one kexec, checked
-# after every step against a model of the documented rules.  SEED= and
-# STEPS= in the environment of `make test` reach the program through the
-# kernel command line, for longer hunts; the seed is always printed.
+# preserve, retrieve and finish) on two NUMA nodes, across one kexec, checked
+# after every step against a model of the documented rules, HVO's memory map
+# included.  Stage 2 starts with pool writes after a partial retrieve.
+# SEED= and STEPS= in the environment of `make test` reach the program
+# through the kernel command line, for longer hunts; the seed is always
+# printed.  MODEL_NEXT= holds stage 2's arguments.
 model_qemu="-smp 2,sockets=2 -object memory-backend-ram,id=m0,size=2G -object memory-backend-ram,id=m1,size=2G -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1"
-boot hugetlb_model -c fast -m 4 -a "hugepages=32${SEED:+ SEED=$SEED}${STEPS:+ STEPS=$STEPS}" \
+model_args="hugepages=32 hugetlb_free_vmemmap=on"
+boot hugetlb_model -c fast -m 4 -a "$model_args${SEED:+ SEED=$SEED}${STEPS:+ STEPS=$STEPS}" \
 	-q "$model_qemu" luo_hugetlb_model:2
 # Fixed seeds, so that a divergence one of them finds fails every run and
 # can be replayed; the boot above takes a new seed each run (printed).
-for seed in 1 2 3; do
-	boot "hugetlb_model_seed$seed" -c fast -m 4 -a "hugepages=32 SEED=$seed" \
-		-q "$model_qemu" luo_hugetlb_model:2
-done
+# Seed 2 updates into a kernel with one node (numa=off): node 1's pending
+# pages count on node 0.  Seed 3's next kernel asks more pages of node 1
+# than fit: the boot-time pool falls short there.
+boot hugetlb_model_seed1 -c fast -m 4 -a "$model_args SEED=1" -q "$model_qemu" \
+	luo_hugetlb_model:2
+boot hugetlb_model_seed2 -c fast -m 4 -a "$model_args SEED=2 MODEL_NEXT=numa=off" \
+	-q "$model_qemu" luo_hugetlb_model:2
+boot hugetlb_model_seed3 -c fast -m 4 -a "$model_args SEED=3 MODEL_NEXT=hugepages=0:12,1:100000" \
+	-q "$model_qemu" luo_hugetlb_model:2
 # make test-long: ten times the steps, on a seed of its own each run.
-boot hugetlb_model_long -c fast -l -m 4 -a "hugepages=32 STEPS=3000" -q "$model_qemu" \
+boot hugetlb_model_long -c fast -l -m 4 -a "$model_args STEPS=3000" -q "$model_qemu" \
 	luo_hugetlb_model:2
 
 # What a host does around an update must lose nothing: files that are not
