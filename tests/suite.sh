@@ -114,9 +114,11 @@ boot hugetlb_model_long -c fast -l -m 4 -a "$model_args STEPS=3000" -q "$model_q
 # What a host does around an update must lose nothing: files that are not
 # memfds refused, no page allocated for a fault into a frozen hole, seals
 # and exec bits changed after preserve carried over, pool sizes read and
-# written back unchanged (global, per node, sysctl, mempolicy), and pool
-# writes racing retrieves ending with exact counts, on two nodes.
-boot hugetlb_safety -m 4 -a "hugepages=32" -q "$model_qemu" luo_hugetlb_safety:2
+# written back unchanged (global, per node, sysctl, mempolicy), inserts
+# into holes racing preserve (each lands and is carried over, or gets
+# SIGBUS), and pool writes racing retrieves and a finish ending with exact
+# counts, on two nodes.
+boot hugetlb_safety -m 4 -a "hugepages=40" -q "$model_qemu" luo_hugetlb_safety:2
 
 # A preserved 1 GiB page that a zone boundary of the next kernel cuts in two
 # (movablecore=, set by stage 1) is refused and stays reserved.
