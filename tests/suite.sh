@@ -79,9 +79,10 @@ boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 
 # Serialized data corrupted at freeze (debugfs hook): rejected, kept reserved.
 # Stage 1 first reads the results of the KUnit tests of the same checks and
-# of the preserved page counts' (run at boot): they must be there.
-kunit_ok="KUnit suite hugetlb_luo: all 11 cases passed"
-boot hugetlb_corrupt -a "hugepages=140" -e "fast:$kunit_ok" -e "debug:$kunit_ok" \
+# of the preserved page counts' (run at boot): every case must have run
+# and passed, none skipped.
+kunit_ok="KUnit suite hugetlb_luo: all 12 cases passed"
+boot hugetlb_corrupt -a "hugepages=150" -e "fast:$kunit_ok" -e "debug:$kunit_ok" \
 	luo_hugetlb_corrupt:2
 
 # Model-based pool accounting: random sequences of pool operations (files,
