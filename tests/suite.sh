@@ -81,7 +81,7 @@ boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 # Stage 1 first reads the results of the KUnit tests of the same checks and
 # of the preserved page counts' (run at boot): every case must have run
 # and passed, none skipped.
-kunit_ok="KUnit suite hugetlb_luo: all 12 cases passed"
+kunit_ok="KUnit suite hugetlb_luo: all 13 cases passed"
 boot hugetlb_corrupt -a "hugepages=150" -e "fast:$kunit_ok" -e "debug:$kunit_ok" \
 	luo_hugetlb_corrupt:2
 
@@ -118,8 +118,11 @@ boot hugetlb_model_long -c fast -l -m 4 -a "$model_args STEPS=3000" -q "$model_q
 # written back unchanged (global, per node, sysctl, mempolicy), inserts
 # into holes racing preserve (each lands and is carried over, or gets
 # SIGBUS), and pool writes racing retrieves and a finish ending with exact
-# counts, on two nodes.
-boot hugetlb_safety -m 4 -a "hugepages=40" -q "$model_qemu" luo_hugetlb_safety:2
+# counts, on two nodes.  Two nodes also let the KUnit case of the pending
+# counts (run at boot) reach a page whose node has none pending.
+pending_ok="hugetlb_luo_test_pending_dec: a page of node 0 taken off node 1"
+boot hugetlb_safety -m 4 -a "hugepages=40" -q "$model_qemu" \
+	-e "fast:$pending_ok" -e "debug:$pending_ok" luo_hugetlb_safety:2
 
 # A preserved 1 GiB page that a zone boundary of the next kernel cuts in two
 # (movablecore=, set by stage 1) is refused and stays reserved.
