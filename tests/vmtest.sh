@@ -148,6 +148,19 @@ not_ok_line() {
 		on && /(^|\] )(# *)*not ok / { sub(/^\[host *[0-9.]*\] /, ""); print; exit }' "$log"
 }
 
+# Why stage $2 of PROG failed, in its own words: its "Bail out!" line
+# (ksft_exit_fail_msg()), else its last line of output.
+fail_message() {
+	awk -v s="HLU: run stage=$2 prog=$1" '
+		{ t = $0; sub(/^\[host *[0-9.]*\] /, "", t) }
+		t == s { on = 1; next }
+		on && index(t, "HLU: result stage=") { on = 0 }
+		!on || t ~ /^\[ *[0-9]+\.[0-9]+\]/ || index(t, "HLU:") { next }
+		{ last = t }
+		/Bail out! / { bail = t }
+		END { print bail != "" ? bail : last }' "$log"
+}
+
 # Whether SKIPS allows PROG to skip the line $2 ("" for the whole program).
 skip_allowed() {
 	local prog text
@@ -182,7 +195,7 @@ for p in "${progs[@]}"; do
 			break
 		elif [ "$res" != 0 ]; then
 			status=fail
-			reason="stage $k exited with $res"
+			reason="stage $k exited with $res: $(fail_message "$prog" "$k")"
 			break
 		fi
 	done
