@@ -81,7 +81,7 @@ boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 # Stage 1 first reads the results of the KUnit tests of the same checks and
 # of the preserved page counts' (run at boot): every case must have run
 # and passed, none skipped.
-kunit_ok="KUnit suite hugetlb_luo: all 13 cases passed"
+kunit_ok="KUnit suite hugetlb_luo: all 14 cases passed"
 boot hugetlb_corrupt -a "hugepages=150" -e "fast:$kunit_ok" -e "debug:$kunit_ok" \
 	luo_hugetlb_corrupt:2
 

@@ -149,7 +149,8 @@ not_ok_line() {
 }
 
 # Why stage $2 of PROG failed, in its own words: its "Bail out!" line
-# (ksft_exit_fail_msg()), else its last line of output.
+# (ksft_exit_fail_msg()), else its first "not ok" line (a kselftest
+# harness test), else its last line of output.
 fail_message() {
 	awk -v s="HLU: run stage=$2 prog=$1" '
 		{ t = $0; sub(/^\[host *[0-9.]*\] /, "", t) }
@@ -158,7 +159,8 @@ fail_message() {
 		!on || t ~ /^\[ *[0-9]+\.[0-9]+\]/ || index(t, "HLU:") { next }
 		{ last = t }
 		/Bail out! / { bail = t }
-		END { print bail != "" ? bail : last }' "$log"
+		t ~ /^(# *)*not ok / && notok == "" { notok = t }
+		END { print bail != "" ? bail : notok != "" ? notok : last }' "$log"
 }
 
 # Whether SKIPS allows PROG to skip the line $2 ("" for the whole program).
