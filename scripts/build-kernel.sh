@@ -45,6 +45,9 @@ kmake() {
 
 # Re-run the config step only when the fragments change.
 if [ "$(cat "$out/.hlu-config" 2>/dev/null)" != "$want" ] || [ ! -f "$out/.config" ]; then
+	# No stamp while .config is being rewritten: a config step that fails
+	# must not leave its .config to a later build with the old fragments.
+	rm -f "$out/.hlu-config"
 	kmake tinyconfig >/dev/null
 	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >/dev/null
 	kmake olddefconfig >/dev/null
