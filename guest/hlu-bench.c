@@ -11,7 +11,8 @@
  *   hlu.bench_reps=R      times (R rounds: nothing preserved, then each size)
  *   hlu.bench_trace=1[,F1,F2]  print the function graph of LUO's preserve
  *                         and retrieve of a file (or of F1 and F2), three
- *                         calls deep: where the time goes (slows them)
+ *                         calls deep: where the time goes (slows them);
+ *                         hlu.bench_trace=N (N > 1): N calls deep, every call
  *   hlu.bench=yield       instead: the boot-time 1 GiB pool's yield, cold,
  *                         after an update with nothing preserved, and after
  *                         one carrying a 2 MiB and a 1 GiB file (3 stages)
@@ -52,6 +53,7 @@ static const char *type = "2M";
 static unsigned long sizes[MAX_POINTS], nr_sizes, reps = 5;
 static unsigned long plan[MAX_POINTS], nr_points;
 static int trace;
+static char trace_depth[12];
 /* hlu.bench_trace=1,FN1,FN2: other functions than LUO's preserve and retrieve. */
 static char *trace_fn[2] = { "luo_preserve_file", "luo_retrieve_file" };
 
@@ -85,7 +87,7 @@ static void trace_begin(void)
 	if (write_str(TRACING "current_tracer", "nop") ||
 	    write_str(TRACING "set_graph_function", trace_fn[0]) ||
 	    write_flags(TRACING "set_graph_function", trace_fn[1], O_APPEND) ||
-	    write_str(TRACING "max_graph_depth", "3") ||
+	    write_str(TRACING "max_graph_depth", trace > 1 ? trace_depth : "3") ||
 	    write_str(TRACING "current_tracer", "function_graph") ||
 	    write_str(TRACING "tracing_on", "1"))
 		printf("hlu-bench: tracing: %s\n", strerror(errno));
@@ -104,7 +106,7 @@ static void trace_end(void)
 		printf("hlu-bench: " TRACING "trace: %s\n", strerror(errno));
 	while (f && fgets(line, sizeof(line), f)) {
 		/* "| 1234.567 us |" marked + (over 10 us), ! (100 us), # (1 ms) and up. */
-		if (strstr(line, " us ") && strpbrk(line, "+#!@*$"))
+		if (strstr(line, " us ") && (trace > 1 || strpbrk(line, "+#!@*$")))
 			printf("trace: %s", line);
 	}
 	if (f)
@@ -148,6 +150,7 @@ static void parse_cmdline(void)
 			type = arg + 10;
 		} else if (!strncmp(arg, "hlu.bench_trace=", 16)) {
 			trace = strtol(arg + 16, &p, 10);
+			snprintf(trace_depth, sizeof(trace_depth), "%d", trace);
 			for (int i = 0; i < 2 && *p == ','; i++) {
 				*p++ = 0;
 				trace_fn[i] = p;
