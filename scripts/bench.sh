@@ -83,8 +83,20 @@ fi
 csv=$out/bench.csv
 echo "type,point,mib,pages,preserve_ms,migrated,kexec_old_ms,new_uptime_s,blackout_s,retrieve_ms,touch_ms,touch_page_us,touch_fresh_us,finish_ms,memtotal_kb,metadata_b" > "$csv"
 for c in "${configs[@]}" "$pair_config"; do
-	read -r name _ <<< "$c"
-	awk -v type="$name" '
+	read -r name _ args <<< "$c"
+	# With HVO on, a pool page allocated at boot gives its memory map
+	# back and a pending preserved one does not yet.  MemTotal grows by
+	# all of it: the boot memory map HVO frees (the KiB the kernel logs)
+	# and the page it keeps, which it allocates from memory MemTotal
+	# counts already.
+	hvo_kb=0
+	if [[ " $args " == *" $hvo "* ]] && [ "$name" != shmem ]; then
+		hvo_kb=$(grep -aom1 "[0-9]* KiB vmemmap can be freed for a ${name:0:1}" "$blogs/$name.log" |
+			cut -d' ' -f1)
+		[ -n "$hvo_kb" ] || die "no HVO line in the log of bench VM $name"
+		hvo_kb=$((hvo_kb + 4))
+	fi
+	awk -v type="$name" -v hvo_kb="$hvo_kb" '
 		function host() { s = $0; sub(/^\[host */, "", s); sub(/\].*/, "", s); return s + 0 }
 		function kern() { s = $0; sub(/^\[host[^]]*\] \[ */, "", s); sub(/\].*/, "", s); return s + 0 }
 		function kv(key,   re) {
@@ -117,12 +129,14 @@ for c in "${configs[@]}" "$pair_config"; do
 			# LUO'"'"'s blobs; KHO'"'"'s radix tree is read and freed at
 			# boot, so it is not in it): the difference to the
 			# point of the same round that carried nothing, less
-			# the data, is that metadata, to a 4 KiB page.
+			# the data and the vmemmap HVO gave back for the pages
+			# that round allocated at boot instead, is that
+			# metadata, to a 4 KiB page.
 			for (q = 0; q < n; q++) {
 				if (mib[q] == 0) base = mem[q]
 				meta = ""
 				if (mib[q] > 0 && base != "")
-					meta = (base - mem[q] - mib[q] * 1024) * 1024
+					meta = (base - mem[q] - mib[q] * 1024 - pages[q] * hvo_kb) * 1024
 				tp = pages[q] > 0 && tch[q] != "" ? tch[q] * 1000 / pages[q] : ""
 				printf "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", type, q, mib[q],
 				       pages[q], pres[q], mig[q], kold[q] == "" ? "" : sprintf("%.3f", kold[q]),

@@ -128,6 +128,13 @@ boot hugetlb_safety -m 4 -a "hugepages=40" -q "$model_qemu" \
 # (movablecore=, set by stage 1) is refused and stays reserved.
 boot hugetlb_zone -m 6 -a "hugepagesz=1G hugepages=1" luo_hugetlb_zone:2
 
+# Where pool pages come from: a pool grown until what is free is mostly KHO
+# scratch (CMA) has none of its pages there with live update on, before
+# anything is preserved, and some with the opt-out (hugetlb_luo_movable=on,
+# set by stage 1 for stage 2).  Fast kernel only: placement does not depend
+# on the debug options, and luo_hugetlb checks the same on both.
+boot hugetlb_placement -c fast luo_hugetlb_placement:2
+
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
 # unpreserve, the kexec, retrieve and finish), on both kernels: on the debug
 # kernel every error path runs under KASAN, lockdep and kmemleak.
