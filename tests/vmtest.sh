@@ -53,6 +53,8 @@ SPLAT+='|Adding scan area to unknown|Scan area larger than|Setting excess_ref on
 SPLAT+='|Not scanning unknown|Updating stack trace for unknown)'
 SPLAT+='|stackdepot: (hash table|stack pools) allocation failed'
 SPLAT+='|printk messages dropped'
+# The OOM killer's first line names the allocation that ran out.
+SPLAT+='|invoked oom-killer:'
 # A vmstat counter below zero (guest/init.sh reads stat_refresh).
 SPLAT+='|vmstat_refresh: [a-z_]+ -[0-9]+'
 SPLAT+='|BUG [^ ]+ \([^)]*\): '
