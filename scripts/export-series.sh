@@ -35,4 +35,8 @@ s = s.replace('*** SUBJECT HERE ***', subject.strip(), 1)
 s = s.replace('*** BLURB HERE ***', blurb.strip('\n'), 1)
 open(letter, 'w').write(s)
 EOF
+# patches/ now holds the cache's tree: prepare-tree.sh keeps it as it is.
+if [ "$(cd "$src" && pwd -P)" = "$(cd "$TREE" 2>/dev/null && pwd -P)" ]; then
+	echo "$(series_hash) $(git -C "$src" rev-parse HEAD)" > "$SERIES_STAMP"
+fi
 say "exported $n patch(es) and the cover letter from $src to patches/"

@@ -38,6 +38,17 @@ say() {
 	echo "==> $*"
 }
 
+# The stamp that says which series $TREE holds: the hash of the patches in
+# patches/series, then the tree's HEAD once they were applied (or exported).
+SERIES_STAMP=$TREE/.git/hlu-series
+
+series_hash() {
+	local p
+	grep -vE '^[[:space:]]*(#|$)' "$TOP/patches/series" | while read -r p; do
+		cat "$TOP/patches/$p"
+	done | sha256sum
+}
+
 # Output directory of a kernel config (fast, debug, ...).
 kbuild_dir() {
 	echo "$CACHE/kbuild-$1"

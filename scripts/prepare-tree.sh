@@ -1,7 +1,9 @@
 #!/bin/bash
 # Make $TREE a git copy of the pristine source with patches/series applied
 # by `git am`.  Only files that differ are rewritten, so builds stay
-# incremental; nothing happens when the series is unchanged.
+# incremental; nothing happens when the series is unchanged.  A tree with
+# commits or edits that are not in patches/ is left alone, with an error
+# (HLU_DISCARD_TREE=1 discards them).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -26,12 +28,31 @@ if ! git_t rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1 ||
 fi
 
 mapfile -t series < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/patches/series" || true)
-want=$(for p in "${series[@]}"; do cat "$TOP/patches/$p"; done | sha256sum)
-[ "$(cat "$TREE/.git/hlu-series" 2>/dev/null)" = "$want $(git_t rev-parse HEAD)" ] &&
-	[ -z "$(git_t status --porcelain)" ] && exit 0
+want=$(series_hash)
+head=$(git_t rev-parse HEAD)
+stamp=$(cat "$SERIES_STAMP" 2>/dev/null || true)
+dirty=$(git_t status --porcelain | wc -l)
+[ "$stamp" = "$want $head" ] && [ "$dirty" -eq 0 ] && exit 0
+
+# Applying the series resets the tree: work done in it and not exported to
+# patches/ would be lost.  A tree without a stamp is ours (new, or an apply
+# that stopped half way).
+if [ -n "$stamp" ] && [ -z "${HLU_DISCARD_TREE:-}" ] &&
+	{ [ "${stamp##* }" != "$head" ] || [ "$dirty" -ne 0 ]; }; then
+	what=""
+	[ "$dirty" -eq 0 ] || what="$dirty changed or new file(s)"
+	if [ "${stamp##* }" != "$head" ]; then
+		[ -z "$what" ] || what="$what and "
+		what="${what}commits that are not in patches/"
+	fi
+	die "$TREE holds kernel work not in patches/: $what.
+  To keep it: commit it in $TREE, then run scripts/export-series.sh.
+  To drop it: run the same command again with HLU_DISCARD_TREE=1.
+  (docs/testing.md, \"Changing the series\")"
+fi
 
 say "applying ${#series[@]} patch(es) to $TREE"
-rm -f "$TREE/.git/hlu-series"
+rm -f "$SERIES_STAMP"
 git_t am --abort >/dev/null 2>&1 || true
 git_t checkout -q -f --detach pristine
 git_t reset -q --hard pristine
@@ -42,4 +63,4 @@ for p in "${series[@]}"; do
 		die "patch $p does not apply"
 	}
 done
-echo "$want $(git_t rev-parse HEAD)" > "$TREE/.git/hlu-series"
+echo "$want $(git_t rev-parse HEAD)" > "$SERIES_STAMP"
