@@ -15,13 +15,15 @@
 # tests' expected counts, so most have their own boot.  This one has
 # programs that check the pool only against their own steps:
 # luo_hugetlb (no kexec; hugetlb_cma=1G, a size x86 takes, must be refused
-# and no CMA area declared), upstream's LUO
+# and no CMA area declared; first, while no other file is preserved, so
+# that its check of KHO's count of preserved pages after each test also
+# sees the page counts (the FLB) unpreserved with the last file), upstream's LUO
 # selftests (regression guard, no huge pages: the non-kexec API test and
 # the four two-stage kexec tests) and, last, pages with memory errors
 # (they stay in the pool, in use), whose failed kexec freezes and thaws
 # the other programs' files before their real update.
-boot hugetlb_kexec -a "hugepages=64 hugetlb_cma=1G" luo_hugetlb_kexec:2 \
-	luo_hugetlb:1 liveupdate:1 luo_kexec_simple:2 luo_multi_session:2 \
+boot hugetlb_kexec -a "hugepages=64 hugetlb_cma=1G" luo_hugetlb:1 \
+	luo_hugetlb_kexec:2 liveupdate:1 luo_kexec_simple:2 luo_multi_session:2 \
 	luo_stress_sessions:2 luo_stress_files:2 luo_hugetlb_hwpoison:2
 # Three updates: on the debug kernel in make test-long only (1g, nohstate
 # and upstream_mm carry pages through two updates there).
@@ -34,8 +36,11 @@ boot hugetlb_overcommit_hvo -a "hugepages=8 hugetlb_free_vmemmap=on" luo_hugetlb
 boot hugetlb_cgroup -a "hugepages=24" luo_hugetlb_cgroup:2
 
 # 1 GiB pages with boot-time pools in three kernels (two live updates),
-# default KHO scratch sizes on the fast kernel, HVO on.
-boot hugetlb_1g -m 6 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=16 hugetlb_free_vmemmap=on" \
+# default KHO scratch sizes on the fast kernel, HVO on.  hugetlb_cma= and
+# hugetlb_cma_only= are refused with live update: were either left set, the
+# boot-time 1 GiB pool would be skipped or allocated from an area that does
+# not exist, and every stage checks that pool.
+boot hugetlb_1g -m 6 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=16 hugetlb_free_vmemmap=on hugetlb_cma=1G hugetlb_cma_only=1" \
 	luo_hugetlb_1g:3
 
 # Two NUMA nodes, one socket (one CPU) each: two nodes in one package make
@@ -84,7 +89,7 @@ boot hugetlb_stress -a "hugepages=64" luo_hugetlb_stress:2
 # Stage 1 first reads the results of the KUnit tests of the same checks and
 # of the preserved page counts' (run at boot): every case must have run
 # and passed, none skipped.
-kunit_ok="KUnit suite hugetlb_luo: all 14 cases passed"
+kunit_ok="KUnit suite hugetlb_luo: all 15 cases passed"
 boot hugetlb_corrupt -a "hugepages=150" -e "fast:$kunit_ok" -e "debug:$kunit_ok" \
 	luo_hugetlb_corrupt:2
 
