@@ -35,13 +35,13 @@ boot hugetlb_overcommit -a "hugepages=8" luo_hugetlb_overcommit:2
 boot hugetlb_overcommit_hvo -a "hugepages=8 hugetlb_free_vmemmap=on" luo_hugetlb_overcommit:2
 boot hugetlb_cgroup -a "hugepages=24" luo_hugetlb_cgroup:2
 
-# 1 GiB pages with boot-time pools in three kernels (two live updates),
+# 1 GiB pages with boot-time pools in four kernels (three live updates),
 # default KHO scratch sizes on the fast kernel, HVO on.  hugetlb_cma= and
 # hugetlb_cma_only= are refused with live update: were either left set, the
 # boot-time 1 GiB pool would be skipped or allocated from an area that does
 # not exist, and every stage checks that pool.
 boot hugetlb_1g -m 6 -a "hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=16 hugetlb_free_vmemmap=on hugetlb_cma=1G hugetlb_cma_only=1" \
-	luo_hugetlb_1g:3
+	luo_hugetlb_1g:4
 
 # Two NUMA nodes, one socket (one CPU) each: two nodes in one package make
 # the x86 topology code WARN.  Node 0 (6 GiB) spans the PCI hole, so that it
