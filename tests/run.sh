@@ -4,7 +4,8 @@
 # "N passed, N failed[, N skipped]".  Needs the kernels and guest programs
 # built (make kernel kernel-debug kernel-nohlu guest).
 # Usage: run.sh CONFIG...    env ONLY=BOOT_NAME runs one boot line only;
-# LONG=1 also runs the boot lines marked -l (make test-long).
+# LONG=1 also runs the boot lines marked -l (make test-long); TEST_JOBS=N
+# runs N boots at a time (default 2).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 . "$TOP/tests/configs.sh"
@@ -12,10 +13,19 @@ set -euo pipefail
 passed=0 failed=0 skipped=0
 cfg=""
 declare -A initrd_built=()
+# Boots run side by side, $TEST_JOBS at a time (default 2, one per core of
+# the CI machine): a TCG guest keeps about one host core busy (its boot,
+# kmemleak's scans and most programs run on one vCPU), and the debug
+# kernel's boots, half an hour one after another, are most of make test.
+# Their result lines come as each ends.  TEST_JOBS=1 runs them in order.
+jobs=${TEST_JOBS:-2}
+declare -A job_boot=()
+# Background jobs ignore SIGINT: an interrupted run takes its QEMUs down.
+trap 'trap - INT TERM; kill -TERM 0' INT TERM
 
 boot() {
-	local name=$1 mem=$CFG_MEM args="" qargs="" o log line
-	local prog status reason seen=0 only_cfg="" long=0 stages expect="" vm=0
+	local name=$1 mem=$CFG_MEM args="" qargs="" o log
+	local only_cfg="" long=0 stages expect="" vm=0
 	local initrd=$BUILD/initramfs-$cfg.cpio.gz
 	shift
 	OPTIND=1
@@ -48,27 +58,45 @@ boot() {
 		fi
 	fi
 	stages=$(printf '%s\n' "$@" | sed 's/.*://' | sort -n | tail -n 1)
+	while [ "${#job_boot[@]}" -ge "$jobs" ]; do
+		reap_boot
+	done
 	# A progress line: a boot takes from seconds to minutes.
 	printf '.... %-6s %-24s booting, %d stage(s), %s GiB  [%s]\n' "$cfg" "$name" \
 		"$stages" "$mem" "$(date +%T)"
+	mkdir -p "$LOGS/$cfg"
+	rm -f "$log.result"
+	{ "$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" -a "$args" \
+		-q "$qargs" -s "$TOP/tests/skips/$cfg" -e "$expect" "$(config_image "$cfg")" \
+		"$initrd" "$log" "$@" > "$log.result" || true; } &
+	job_boot[$!]="$cfg $# $log"
+}
+
+# Wait for one running boot to end, print its programs' result lines and
+# count them.
+reap_boot() {
+	local pid jcfg nprogs log prog status reason line seen=0
+
+	wait -n -p pid "${!job_boot[@]}" || true
+	read -r jcfg nprogs log <<< "${job_boot[$pid]}"
+	unset "job_boot[$pid]"
 	while read -r prog status reason; do
 		case $status in
 		pass) passed=$((passed + 1)) ;;
 		skip) skipped=$((skipped + 1)) ;;
 		*) failed=$((failed + 1)) ;;
 		esac
-		line=$(printf '%-4s %-6s %-24s' "${status^^}" "$cfg" "$prog")
+		line=$(printf '%-4s %-6s %-24s' "${status^^}" "$jcfg" "$prog")
 		[ -z "$reason" ] || line+=" $reason"
 		[ "$status" = pass ] || line+="  [log: ${log#"$TOP"/}]"
 		echo "$line"
 		seen=$((seen + 1))
-	done < <("$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" -a "$args" \
-		-q "$qargs" -s "$TOP/tests/skips/$cfg" -e "$expect" "$(config_image "$cfg")" "$initrd" \
-		"$log" "$@" || true)
+	done < "$log.result"
+	rm -f "$log.result"
 	# A harness error must not make tests vanish from the count.
-	if [ "$seen" -lt $# ]; then
-		echo "FAIL $cfg boot $name: the harness judged $seen of $# programs  [log: ${log#"$TOP"/}]"
-		failed=$((failed + $# - seen))
+	if [ "$seen" -lt "$nprogs" ]; then
+		echo "FAIL $jcfg boot $(basename "$log" .log): the harness judged $seen of $nprogs programs  [log: ${log#"$TOP"/}]"
+		failed=$((failed + nprogs - seen))
 	fi
 }
 
@@ -157,6 +185,9 @@ for cfg in "$@"; do
 	[ -n "${ONLY:-}" ] || rm -rf "${LOGS:?}/$cfg"
 	# shellcheck source=tests/suite.sh
 	. "$TOP/tests/suite.sh"
+done
+while [ "${#job_boot[@]}" -gt 0 ]; do
+	reap_boot
 done
 
 for cfg in "$@"; do
