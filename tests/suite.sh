@@ -21,9 +21,8 @@
 # selftests (regression guard, no huge pages: the non-kexec API test and
 # the four two-stage kexec tests), luo_hugetlb_kexec (its largest file has
 # 300 pages with this pool: a folio list of two blocks) and, last, pages
-# with memory errors
-# (they stay in the pool, in use), whose failed kexec freezes and thaws
-# the other programs' files before their real update.
+# with memory errors (they stay in the pool, in use), whose failed kexec
+# freezes and thaws the other programs' files before their real update.
 boot hugetlb_kexec -a "hugepages=330 hugetlb_cma=1G" luo_hugetlb:1 \
 	luo_hugetlb_kexec:2 liveupdate:1 luo_kexec_simple:2 luo_multi_session:2 \
 	luo_stress_sessions:2 luo_stress_files:2 luo_hugetlb_hwpoison:2
