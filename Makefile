@@ -5,9 +5,10 @@ CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hugetlb-lu
 KB_FAST := $(CACHE)/kbuild-fast
 KB_DEBUG := $(CACHE)/kbuild-debug
 KB_NOHLU := $(CACHE)/kbuild-no-liveupdate-hugetlb
+KB_BENCH := $(CACHE)/kbuild-bench
 BZ := arch/x86/boot/bzImage
 
-.PHONY: all deps tree kernel kernel-debug kernel-nohlu guest test test-long test-fast test-debug test-vmtest \
+.PHONY: all deps tree kernel kernel-debug kernel-nohlu kernel-bench guest test test-long test-fast test-debug test-vmtest \
 	demo demo-vm bench check-series shellcheck clean
 
 all: kernel guest
@@ -33,6 +34,12 @@ kernel-nohlu: kernel
 	@$(S)/build-kernel.sh -f fast no-liveupdate-hugetlb config/fast.config \
 		config/variants/no-liveupdate-hugetlb.config
 	@mkdir -p build && ln -sf $(KB_NOHLU)/$(BZ) build/bzImage-nohlu
+
+# The kernel make bench times: the fast one without test-only code and
+# debug checks (config/variants/bench.config), built from a copy of it.
+kernel-bench: kernel
+	@$(S)/build-kernel.sh -f fast bench config/fast.config config/variants/bench.config
+	@mkdir -p build && ln -sf $(KB_BENCH)/$(BZ) build/bzImage-bench
 
 guest: kernel
 	@$(S)/build-guest.sh $(KB_FAST) build/guest
@@ -66,7 +73,7 @@ demo-vm: kernel guest
 
 # What a live update costs against shmem, and how it scales (about 22
 # minutes): bench/results/ and the README's bench section.
-bench: kernel guest
+bench: kernel-bench guest
 	@$(S)/bench.sh
 
 check-series: tree

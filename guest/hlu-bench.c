@@ -13,15 +13,22 @@
  *                         and retrieve of a file (or of F1 and F2), three
  *                         calls deep: where the time goes (slows them);
  *                         hlu.bench_trace=N (N > 1): N calls deep, every call
+ *   hlu.bench_warm=1      before each point, preserve (and after the kexec,
+ *                         retrieve and finish) a file of one page of the same
+ *                         type in a session of its own, timed apart
+ *                         (preserve_cold_ms, retrieve_cold_ms): the first file
+ *                         an update handles runs code TCG has not translated
+ *                         yet, and preserves the FLBs; the point's own file
+ *                         then measures the kernel's work
  *   hlu.bench=yield       instead: the boot-time 1 GiB pool's yield, cold,
  *                         after an update with nothing preserved, and after
  *                         one carrying a 2 MiB and a 1 GiB file (3 stages)
  *
  * Every measurement is one line for the host:
  *   HLU: bench preserve point=P mib=S pages=N fill_ms=F preserve_ms=T
- *        migrated=M
+ *        migrated=M [preserve_cold_ms=T]
  *   HLU: bench retrieve point=P mib=S pages=N memtotal_kb=M retrieve_ms=T
- *        touch_ms=T touch_fresh_us=U finish_ms=T
+ *        touch_ms=T touch_fresh_us=U finish_ms=T [retrieve_cold_ms=T]
  *   HLU: bench yield stage=K nr=N free=F [after_retrieve=N]
  * (one line each).  The kexec itself is timed by the host from the kernel
  * log ("HLU: reboot", which kexec-load writes right before reboot(), and
@@ -52,7 +59,7 @@
 static const char *type = "2M";
 static unsigned long sizes[MAX_POINTS], nr_sizes, reps = 5;
 static unsigned long plan[MAX_POINTS], nr_points;
-static int trace;
+static int trace, warm;
 static char trace_depth[12];
 /* hlu.bench_trace=1,FN1,FN2: other functions than LUO's preserve and retrieve. */
 static char *trace_fn[2] = { "luo_preserve_file", "luo_retrieve_file" };
@@ -156,6 +163,8 @@ static void parse_cmdline(void)
 				trace_fn[i] = p;
 				p = strchrnul(p, ',');
 			}
+		} else if (!strncmp(arg, "hlu.bench_warm=", 15)) {
+			warm = strtol(arg + 15, NULL, 10);
 		} else if (!strncmp(arg, "hlu.bench_reps=", 15)) {
 			reps = strtoul(arg + 15, NULL, 10);
 		} else if (!strncmp(arg, "hlu.bench_sizes=", 16)) {
@@ -310,19 +319,46 @@ static double touch_fresh(const char *t)
 	return secs;
 }
 
+/* Retrieve and finish the warm-up file of @point (hlu.bench_warm=1). */
+static int retrieve_warm_up(int luo, unsigned long point)
+{
+	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
+	struct liveupdate_session_retrieve_fd rf = { .size = sizeof(rf), .token = TOKEN };
+	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
+
+	snprintf((char *)rs.name, sizeof(rs.name), "warm-%lu", point);
+	if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs))
+		return fail("retrieve session warm-%lu", point);
+	if (ioctl(rs.fd, LIVEUPDATE_SESSION_RETRIEVE_FD, &rf))
+		return fail("retrieve the warm-up memfd of point %lu", point);
+	if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
+		return fail("finish warm-%lu", point);
+	close(rf.fd);
+	close(rs.fd);
+	return 0;
+}
+
 static int retrieve_point(int luo, unsigned long point)
 {
 	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
 	struct liveupdate_session_retrieve_fd rf = { .size = sizeof(rf), .token = TOKEN };
 	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
 	size_t size = plan[point] << 20, page = page_size(type);
-	double t0, t_ret, t_touch, t_fin, fresh;
+	double t0, t_ret, t_touch, t_fin, fresh, t_cold = 0;
 	long memtotal = proc_value("/proc/meminfo", "MemTotal");
+	char cold[48] = "";
 	void *map;
 
+	if (warm) {
+		t0 = now();
+		if (retrieve_warm_up(luo, point))
+			return 1;
+		t_cold = now() - t0;
+		snprintf(cold, sizeof(cold), " retrieve_cold_ms=%.3f", t_cold * 1e3);
+	}
 	if (!size) {
-		printf("HLU: bench retrieve point=%lu mib=0 pages=0 memtotal_kb=%ld\n", point,
-		       memtotal);
+		printf("HLU: bench retrieve point=%lu mib=0 pages=0 memtotal_kb=%ld%s\n", point,
+		       memtotal, cold);
 		return 0;
 	}
 	trace_begin();
@@ -347,8 +383,8 @@ static int retrieve_point(int luo, unsigned long point)
 	close(rs.fd);
 	fresh = touch_fresh(type);
 	printf("HLU: bench retrieve point=%lu mib=%lu pages=%zu memtotal_kb=%ld retrieve_ms=%.3f "
-	       "touch_ms=%.3f touch_fresh_us=%.3f finish_ms=%.3f\n", point, plan[point],
-	       size / page, memtotal, t_ret * 1e3, t_touch * 1e3, fresh * 1e6, t_fin * 1e3);
+	       "touch_ms=%.3f touch_fresh_us=%.3f finish_ms=%.3f%s\n", point, plan[point],
+	       size / page, memtotal, t_ret * 1e3, t_touch * 1e3, fresh * 1e6, t_fin * 1e3, cold);
 	return 0;
 }
 
@@ -356,8 +392,8 @@ static int sweep(int stage)
 {
 	unsigned long point;
 	double t0, fill_s, preserve_s;
+	char name[32], cold[48] = "";
 	long migrated;
-	char name[32];
 	int luo, fd;
 
 	if (!nr_points)
@@ -372,8 +408,15 @@ static int sweep(int stage)
 	}
 	printf("hlu-bench: point %lu of %lu: %s memfd of %lu MiB\n", point + 1, nr_points, type,
 	       plan[point]);
+	if (warm) {
+		fd = memfd_of(type, page_size(type));
+		snprintf(name, sizeof(name), "warm-%lu", point);
+		preserve_and_hold(luo, name, &fd, 1, &preserve_s);
+		close(fd);
+		snprintf(cold, sizeof(cold), " preserve_cold_ms=%.3f", preserve_s * 1e3);
+	}
 	if (!plan[point]) {
-		printf("HLU: bench preserve point=%lu mib=0 pages=0\n", point);
+		printf("HLU: bench preserve point=%lu mib=0 pages=0%s\n", point, cold);
 		fflush(stdout);
 		return 0;
 	}
@@ -386,8 +429,8 @@ static int sweep(int stage)
 	/* Pages the long-term pin moved (out of KHO scratch, which is CMA). */
 	migrated = proc_value("/proc/vmstat", "pgmigrate_success") - migrated;
 	printf("HLU: bench preserve point=%lu mib=%lu pages=%lu fill_ms=%.3f preserve_ms=%.3f "
-	       "migrated=%ld\n", point, plan[point], (plan[point] << 20) / page_size(type),
-	       fill_s * 1e3, preserve_s * 1e3, migrated);
+	       "migrated=%ld%s\n", point, plan[point], (plan[point] << 20) / page_size(type),
+	       fill_s * 1e3, preserve_s * 1e3, migrated, cold);
 	fflush(stdout);
 	return 0;
 }
