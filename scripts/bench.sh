@@ -94,7 +94,8 @@ if run_vm yield; then
 fi
 
 # The report reads every VM's log: after BENCH_ONLY, the others' last ones.
-for name in 1G 2M shmem 1G-pairs yield; do
+for c in "${configs[@]}" "$pair_config" yield; do
+	name=${c%% *}
 	[ -s "$blogs/$name.log" ] ||
 		die "no log of bench VM $name ($blogs/$name.log) for the report: run make bench without BENCH_ONLY once; the figures of this run are the 'HLU: bench' lines of the logs in $blogs"
 done
