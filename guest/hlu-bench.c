@@ -13,13 +13,16 @@
  *                         and retrieve of a file (or of F1 and F2), three
  *                         calls deep: where the time goes (slows them);
  *                         hlu.bench_trace=N (N > 1): N calls deep, every call
- *   hlu.bench_warm=1      before each point, preserve (and after the kexec,
- *                         retrieve and finish) a file of one page of the same
+ *   hlu.bench_warm=N      before each point, preserve (and after the kexec,
+ *                         retrieve and finish) a file of N pages of the same
  *                         type in a session of its own, timed apart
  *                         (preserve_cold_ms, retrieve_cold_ms): the first file
  *                         an update handles runs code TCG has not translated
  *                         yet, and preserves the FLBs; the point's own file
- *                         then measures the kernel's work
+ *                         then measures the kernel's work.  N=2 also runs
+ *                         what only a file of several pages does (sorting
+ *                         and checking the list, page cache and reserve map
+ *                         entries past the first)
  *   hlu.bench=yield       instead: the boot-time 1 GiB pool's yield, cold,
  *                         after an update with nothing preserved, and after
  *                         one carrying a 2 MiB and a 1 GiB file (3 stages)
@@ -319,7 +322,7 @@ static double touch_fresh(const char *t)
 	return secs;
 }
 
-/* Retrieve and finish the warm-up file of @point (hlu.bench_warm=1). */
+/* Retrieve and finish the warm-up file of @point (hlu.bench_warm=N). */
 static int retrieve_warm_up(int luo, unsigned long point)
 {
 	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
@@ -409,7 +412,7 @@ static int sweep(int stage)
 	printf("hlu-bench: point %lu of %lu: %s memfd of %lu MiB\n", point + 1, nr_points, type,
 	       plan[point]);
 	if (warm) {
-		fd = memfd_of(type, page_size(type));
+		fd = memfd_of(type, warm * page_size(type));
 		snprintf(name, sizeof(name), "warm-%lu", point);
 		preserve_and_hold(luo, name, &fd, 1, &preserve_s);
 		close(fd);
