@@ -9,7 +9,7 @@ KB_BENCH := $(CACHE)/kbuild-bench
 BZ := arch/x86/boot/bzImage
 
 .PHONY: all deps tree kernel kernel-debug kernel-nohlu kernel-bench guest test test-long test-fast test-debug test-vmtest \
-	demo demo-vm bench check-series shellcheck clean
+	demo demo-vm bench check-series export shellcheck clean
 
 all: kernel guest
 
@@ -78,6 +78,11 @@ bench: kernel-bench guest
 
 check-series: tree
 	@$(S)/check-series.sh
+
+# Write the kernel tree's commits back to patches/ (docs/testing.md,
+# "Changing the series").  No tree target: it must not apply patches/.
+export:
+	@$(S)/export-series.sh
 
 shellcheck:
 	shellcheck $(S)/*.sh tests/*.sh guest/*.sh .ci/run

@@ -13,6 +13,11 @@ cover=$TOP/patches/cover-letter.txt
 [ -f "$cover" ] || die "no $cover"
 n=$(git -C "$src" rev-list --count pristine..HEAD)
 [ "$n" -gt 0 ] || die "no commits on top of pristine in $src"
+# Edits not committed would not be exported, and the stamp would say the
+# tree matches patches/.
+dirty=$(git -C "$src" status --porcelain | wc -l)
+[ "$dirty" -eq 0 ] ||
+	die "$src has $dirty changed or new file(s) not committed: commit them (or stash them) first"
 
 rm -f "$TOP"/patches/*.patch
 # The cover letter is from the author of the series.
