@@ -2,13 +2,8 @@
 SHELL := /bin/bash
 S := scripts
 CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hugetlb-lu
-KB_FAST := $(CACHE)/kbuild-fast
-KB_DEBUG := $(CACHE)/kbuild-debug
-KB_NOHLU := $(CACHE)/kbuild-no-liveupdate-hugetlb
-KB_BENCH := $(CACHE)/kbuild-bench
-BZ := arch/x86/boot/bzImage
 
-.PHONY: all deps tree kernel kernel-debug kernel-nohlu kernel-bench guest test test-long test-fast test-debug test-vmtest \
+.PHONY: all deps tree kernel guest test test-long test-fast test-debug test-vmtest \
 	demo demo-vm bench check-series export shellcheck clean
 
 all: kernel guest
@@ -19,37 +14,25 @@ deps:
 tree: deps
 	@$(S)/prepare-tree.sh
 
-kernel: tree
-	@$(S)/build-kernel.sh fast config/fast.config
-	@mkdir -p build && ln -sf $(KB_FAST)/$(BZ) build/bzImage
+# make kernel-NAME builds a kernel of config/kernels.sh (fast, debug,
+# nohandler, bench) and links build/bzImage-NAME to it; a kernel built
+# from a copy of another builds that one first.
+kernel: kernel-fast
 
-kernel-debug: tree
-	@$(S)/build-kernel.sh debug config/fast.config config/debug.config
-	@mkdir -p build && ln -sf $(KB_DEBUG)/$(BZ) build/bzImage-debug
+kernel-%: tree
+	@$(S)/build-kernel.sh $*
 
-# The next kernel of a test that updates into a kernel without the handler.
-# It differs from the fast kernel in three options: start from a copy of
-# that build, and make recompiles what they touch.
-kernel-nohlu: kernel
-	@$(S)/build-kernel.sh -f fast no-liveupdate-hugetlb config/fast.config \
-		config/variants/no-liveupdate-hugetlb.config
-	@mkdir -p build && ln -sf $(KB_NOHLU)/$(BZ) build/bzImage-nohlu
+guest: kernel-fast
+	@$(S)/build-guest.sh $(CACHE)/kbuild-fast build/guest
 
-# The kernel make bench times: the fast one without test-only code and
-# debug checks (config/variants/bench.config), built from a copy of it.
-kernel-bench: kernel
-	@$(S)/build-kernel.sh -f fast bench config/fast.config config/variants/bench.config
-	@mkdir -p build && ln -sf $(KB_BENCH)/$(BZ) build/bzImage-bench
-
-guest: kernel
-	@$(S)/build-guest.sh $(KB_FAST) build/guest
-
-test: kernel kernel-debug kernel-nohlu guest
+test: kernel-fast kernel-debug kernel-nohandler guest
+	@tests/judge-test.sh
 	@tests/run.sh fast debug
 
 # The suite plus the boots marked -l in tests/suite.sh (about 10 minutes
 # more), then the selftests through upstream's own vmtest.sh.
-test-long: kernel kernel-debug kernel-nohlu guest
+test-long: kernel-fast kernel-debug kernel-nohandler guest
+	@tests/judge-test.sh
 	@LONG=1 tests/run.sh fast debug
 	@$(S)/upstream-vmtest.sh
 
@@ -58,17 +41,19 @@ test-long: kernel kernel-debug kernel-nohlu guest
 test-vmtest: tree
 	@$(S)/upstream-vmtest.sh
 
-test-fast: kernel kernel-nohlu guest
+test-fast: kernel-fast kernel-nohandler guest
+	@tests/judge-test.sh
 	@tests/run.sh fast
 
-test-debug: kernel-debug kernel-nohlu guest
+test-debug: kernel-debug kernel-nohandler guest
+	@tests/judge-test.sh
 	@tests/run.sh debug
 
-demo: kernel guest
+demo: kernel-fast guest
 	@$(S)/demo.sh
 
 # A QEMU VM inside the test VM, its RAM in huge pages, across a live update.
-demo-vm: kernel guest
+demo-vm: kernel-fast guest
 	@$(S)/demo-vm.sh
 
 # What a live update costs against shmem, and how it scales (about 22
@@ -85,7 +70,7 @@ export:
 	@$(S)/export-series.sh
 
 shellcheck:
-	shellcheck $(S)/*.sh tests/*.sh guest/*.sh .ci/run
+	shellcheck -x $(S)/*.sh tests/*.sh guest/*.sh config/*.sh .ci/run
 
 clean:
 	rm -rf build

@@ -3,6 +3,8 @@
 #   hlu.run=PROG:N[,PROG:N...]  programs in /bin to run; PROG runs in stages
 #                               1..N ("PROG -s K"; with N=1, "PROG" alone)
 #   hlu.stage=K                 this boot's stage, 1 if absent
+#   hlu.stages=N                the boot's last stage (tests/vmtest.sh
+#                               passes the largest N of hlu.run)
 # After each stage but the last, init kexecs (kexec_file_load, so KHO hands
 # the preserved state over) into /boot/bzImage with hlu.stage=K+1, passing its
 # own initramfs on (the kernel must be booted with retain_initrd).  A program
@@ -77,11 +79,11 @@ run=$(arg hlu.run | tr , ' ')
 echo "HLU: stage $stage begin kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
 [ -e /dev/liveupdate ] || echo "HLU: note: no /dev/liveupdate (liveupdate=on missing or KHO disabled)"
 
-last=1
+last=$(arg hlu.stages)
+last=${last:-1}
 for t in $run; do
 	prog=${t%%:*}
 	n=${t##*:}
-	[ "$n" -gt "$last" ] && last=$n
 	[ "$stage" -le "$n" ] || continue
 	echo "HLU: run stage=$stage prog=$prog"
 	if [ "$n" -eq 1 ]; then

@@ -9,6 +9,8 @@
 # targets as PASS/MISS lines.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$TOP/config/kernels.sh"
+kernel_load bench
 
 reps=${BENCH_REPS:-5}
 out=$TOP/bench/results
@@ -16,7 +18,7 @@ blogs=$LOGS/bench
 mkdir -p "$out" "$blogs"
 initrd=$BUILD/initramfs-bench.cpio.gz
 [ "${BENCH_REUSE:-0}" = 1 ] ||
-	"$TOP/scripts/mkinitramfs.sh" "$BUILD/bzImage-bench" "$BUILD/guest/bin" "$initrd"
+	"$TOP/scripts/mkinitramfs.sh" "$(kernel_image bench)" "$BUILD/guest/bin" "$initrd"
 
 small="64,128,256,512,1024,2048,4096"
 # HVO on, as on hosts that keep guest RAM in huge pages: a retrieve pays
@@ -63,7 +65,7 @@ bench_vm() {
 	printf '==> bench %-6s %2d stages (one kexec each), %s GiB  [%s]\n' "$name" "$stages" \
 		"$mem" "$(date +%T)"
 	: > "$log"
-	"$TOP/tests/vmtest.sh" -m "${mem}G" -t 180 -a "$args" -q "$qargs" "$BUILD/bzImage-bench" "$initrd" \
+	"$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" -a "$args" -q "$qargs" "$(kernel_image bench)" "$initrd" \
 		"$log" "hlu-bench:$stages" > "$log.result" &
 	pid=$!
 	tail -F -n +1 --pid=$pid "$log" 2> /dev/null |

@@ -1,23 +1,42 @@
 #!/bin/bash
 # Configure and build one kernel from the tree ($TREE, see prepare-tree.sh)
 # out of tree with ccache.
+# Usage: build-kernel.sh KERNEL
+#   a kernel of config/kernels.sh (make kernel-KERNEL): its fragments, from
+#   a copy of its FROM kernel's build, which is built first; then
+#   build/bzImage-KERNEL links to its image.
 # Usage: build-kernel.sh [-f FROM] NAME FRAGMENT...
-#   NAME: output dir name ($CACHE/kbuild-NAME); FRAGMENTs are merged, in
-#   order, on top of `make tinyconfig`, and every option they set must land
-#   in the final .config as the last fragment that names it says.
-#   -f FROM: a first build starts from a copy of kernel FROM's build (a
-#   config that differs in a few options): kbuild then recompiles only what
-#   the changed options touch, a minute instead of a full build.
+#   any other config (check-series.sh): NAME is the output dir name
+#   ($CACHE/kbuild-NAME).
+# FRAGMENTs are merged, in order, on top of `make tinyconfig`, and every
+# option they set must land in the final .config as the last fragment that
+# names it says.  A FROM build is copied by the first build of a config
+# that differs from it in a few options: kbuild then recompiles only what
+# the changed options touch, a minute instead of a full build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$TOP/config/kernels.sh"
 
 from=""
 if [ "${1:-}" = -f ]; then
 	from=$(kbuild_dir "$2")
 	shift 2
 fi
-name=$1
+name=${1:?usage: build-kernel.sh KERNEL, or [-f FROM] NAME FRAGMENT...}
 shift
+link="" target=bzImage
+if [ $# -eq 0 ]; then
+	kernel_load "$name" || exit 1
+	if [ "${K_FROM[$name]}" != - ]; then
+		"$0" "${K_FROM[$name]}"
+		from=$(kbuild_dir "${K_FROM[$name]}")
+	fi
+	mapfile -t frags < <(kernel_fragments "$name")
+	set -- "${frags[@]}"
+	image=$(kernel_image_in_build "${K_ARCH[$name]}")
+	target=$(basename "$image")
+	link=$(kernel_image "$name")
+fi
 out=$(kbuild_dir "$name")
 # kbuild trusts mtimes, and an unpacked source release is older than any
 # object built from the last one: a build dir made from another kernel
@@ -73,7 +92,7 @@ fi
 say "building kernel '$name' in $out (a first build takes 10 to 20 minutes)"
 start=$(date +%s)
 touch "$out/.hlu-build-start"
-kmake -j"$JOBS" bzImage &
+kmake -j"$JOBS" "$target" &
 pid=$!
 # A progress line a minute while make runs.
 next=$((start + 60))
@@ -87,3 +106,7 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 wait "$pid" || die "kernel '$name' did not build"
 echo "kernel '$name' built in $(($(date +%s) - start)) s"
+if [ -n "$link" ]; then
+	mkdir -p "$(dirname "$link")"
+	ln -sf "$out/$image" "$link"
+fi

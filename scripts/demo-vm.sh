@@ -6,10 +6,10 @@
 # RAM; see README.md and docs/vmm.md.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/configs.sh"
+. "$TOP/config/kernels.sh"
 
 spec=${DEMO_VM:-1G:1024}
-config_load fast
+kernel_load fast
 type=${spec%%:*} mib=${spec##*:}
 mem=$CFG_MEM
 case $type in
@@ -26,14 +26,14 @@ esac
 initrd=$BUILD/initramfs-fast-vm.cpio
 log=$LOGS/demo-vm.log
 say "packing the test VM's initramfs with Debian's QEMU in it"
-VM=1 "$TOP/scripts/mkinitramfs.sh" "$BUILD/bzImage" "$BUILD/guest/bin" "$initrd"
+VM=1 "$TOP/scripts/mkinitramfs.sh" "$(kernel_image fast)" "$BUILD/guest/bin" "$initrd"
 
 say "booting Linux $UPSTREAM in QEMU (the host of the demo); inside it, QEMU runs a"
 say "small VM whose $mib MiB of RAM is a $type memfd, then the host kernel is live-updated"
 mkdir -p "$LOGS"
 : > "$log"
 "$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" -a "$CFG_ARGS $pool hlu.vm=$type:$mib" \
-	"$BUILD/bzImage" "$initrd" "$log" hlu-vm:2 > "$log.result" &
+	"$(kernel_image fast)" "$initrd" "$log" hlu-vm:2 > "$log.result" &
 pid=$!
 # The steps as they come: the agent's lines and the kernel switch.
 tail -F -n +1 --pid=$pid "$log" 2> /dev/null |

@@ -4,10 +4,10 @@
 # env DEMO=TYPE:MIB (TYPE shmem, 2M or 1G) picks the memfd; see README.md.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/configs.sh"
+. "$TOP/config/kernels.sh"
 
 spec=${DEMO:-1G:2048}
-config_load fast
+kernel_load fast
 type=${spec%%:*} mib=${spec##*:}
 # A hugetlb pool with room for the memfd and a quarter more (one more 1 GiB
 # page), on both kernels, and the memory for it: 1 GiB pages need aligned
@@ -23,12 +23,12 @@ case $type in
 esac
 initrd=$BUILD/initramfs-fast.cpio.gz
 log=$LOGS/demo.log
-"$TOP/scripts/mkinitramfs.sh" "$BUILD/bzImage" "$BUILD/guest/bin" "$initrd"
+"$TOP/scripts/mkinitramfs.sh" "$(kernel_image fast)" "$BUILD/guest/bin" "$initrd"
 
 say "booting Linux $UPSTREAM in QEMU; a memfd ($spec MiB) will be carried across a live update"
 say "kernel arguments: liveupdate=on $pool"
 res=$("$TOP/tests/vmtest.sh" -m "${mem}G" -t "$CFG_TIMEOUT" \
-	-a "$CFG_ARGS $pool hlu.demo=$spec" "$BUILD/bzImage" "$initrd" "$log" hlu-demo:2)
+	-a "$CFG_ARGS $pool hlu.demo=$spec" "$(kernel_image fast)" "$initrd" "$log" hlu-demo:2)
 
 # Host time (s since QEMU start) of the first log line matching $1.
 at() {

@@ -49,6 +49,18 @@ series_hash() {
 	done | sha256sum
 }
 
+# The stages of a boot that runs PROG:N... (programs and their stage
+# counts): the largest N.  tests/vmtest.sh passes it to guest/init.sh as
+# hlu.stages.
+stage_count() {
+	local p n=1
+
+	for p in "$@"; do
+		[ "${p##*:}" -le "$n" ] || n=${p##*:}
+	done
+	echo "$n"
+}
+
 # Output directory of a kernel config (fast, debug, ...).
 kbuild_dir() {
 	echo "$CACHE/kbuild-$1"

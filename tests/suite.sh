@@ -71,7 +71,7 @@ boot hugetlb_numa -c debug -l -m 10 -a "$numa_args" -q "$numa_qemu" luo_hugetlb_
 # "Not done yet").
 boot hugetlb_nohstate -m 6 -a "hugepagesz=1G hugepages=2" luo_hugetlb_nohstate:3
 
-# A live update into a kernel built without the handler (bzImage-nohlu).
+# A live update into a kernel built without the handler (bzImage-nohandler).
 # Every page left preserved (small ones too) blocks a 1 GiB range of the
 # next kernel's boot-time pool: give it room.
 # The next kernel is the same fast-config image for both configs: on the
@@ -147,7 +147,10 @@ boot hugetlb_placement -c fast luo_hugetlb_placement:2
 # Fault injection sweeps (fail the 1st, 2nd, ... fault point of preserve,
 # unpreserve, the kexec, retrieve and finish), on both kernels: on the debug
 # kernel every error path runs under KASAN, lockdep and kmemleak.
-boot hugetlb_fault -a "hugepages=288" luo_hugetlb_fault:2
+# The kexec's fault sweep (guest/kexec-load.c -F) must have run.
+sweep_ok='HLU: fault-injection kexec: at least [0-9]+ points of ours'
+boot hugetlb_fault -a "hugepages=288" -e "fast:$sweep_ok" -e "debug:$sweep_ok" \
+	luo_hugetlb_fault:2
 
 # Upstream's own hugetlb and memfd selftests (guest/upstream-mm.sh): on a
 # plain boot, then after a live update with 64 MiB of retrieved pages

@@ -1,0 +1,1 @@
+-e 'KUnit: ok [0-9]+' expect.log prog_a:1 prog_b:2

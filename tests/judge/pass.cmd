@@ -1,0 +1,1 @@
+pass.log prog_a:1 prog_b:2

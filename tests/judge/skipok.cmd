@@ -1,0 +1,1 @@
+-s skipok.skips skipok.log prog_a:1 prog_b:2

@@ -1,0 +1,1 @@
+-t 120 timeout.log prog_a:1 prog_b:2

@@ -1,0 +1,1 @@
+vmstat.log prog_a:1 prog_b:2
