@@ -40,17 +40,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/liveupdate.h>
 #include <linux/memfd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libliveupdate.h>
 
 #define TOKEN		1
 #define MAX_POINTS	256
@@ -239,10 +239,10 @@ static long sysfs_long(const char *path)
 
 static int luo_open(void)
 {
-	int fd = open("/dev/liveupdate", O_RDWR | O_CLOEXEC);
+	int fd = luo_open_device();
 
 	if (fd < 0)
-		exit(fail("/dev/liveupdate"));
+		exit(fail(LUO_DEVICE));
 	return fd;
 }
 
@@ -259,23 +259,16 @@ static int memfd_of(const char *t, size_t size)
 static void preserve_and_hold(int luo, const char *name, const int *fds, int nr,
 			      double *preserve_s)
 {
-	struct liveupdate_ioctl_create_session cs = { .size = sizeof(cs) };
+	int session = luo_create_session(luo, name), i;
 	double t0;
-	int i;
 
-	snprintf((char *)cs.name, sizeof(cs.name), "%s", name);
-	if (ioctl(luo, LIVEUPDATE_IOCTL_CREATE_SESSION, &cs))
+	if (session < 0)
 		exit(fail("create session %s", name));
 	trace_begin();
 	t0 = now();
-	for (i = 0; i < nr; i++) {
-		struct liveupdate_session_preserve_fd pf = {
-			.size = sizeof(pf), .fd = fds[i], .token = TOKEN + i,
-		};
-
-		if (ioctl(cs.fd, LIVEUPDATE_SESSION_PRESERVE_FD, &pf))
+	for (i = 0; i < nr; i++)
+		if (luo_session_preserve_fd(session, fds[i], TOKEN + i))
 			exit(fail("preserve in %s", name));
-	}
 	*preserve_s = now() - t0;
 	trace_end();
 	fflush(stdout);
@@ -325,31 +318,30 @@ static double touch_fresh(const char *t)
 /* Retrieve and finish the warm-up file of @point (hlu.bench_warm=N). */
 static int retrieve_warm_up(int luo, unsigned long point)
 {
-	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
-	struct liveupdate_session_retrieve_fd rf = { .size = sizeof(rf), .token = TOKEN };
-	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
+	char name[32];
+	int session, fd;
 
-	snprintf((char *)rs.name, sizeof(rs.name), "warm-%lu", point);
-	if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs))
+	snprintf(name, sizeof(name), "warm-%lu", point);
+	session = luo_retrieve_session(luo, name);
+	if (session < 0)
 		return fail("retrieve session warm-%lu", point);
-	if (ioctl(rs.fd, LIVEUPDATE_SESSION_RETRIEVE_FD, &rf))
+	fd = luo_session_retrieve_fd(session, TOKEN);
+	if (fd < 0)
 		return fail("retrieve the warm-up memfd of point %lu", point);
-	if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
+	if (luo_session_finish(session))
 		return fail("finish warm-%lu", point);
-	close(rf.fd);
-	close(rs.fd);
+	close(fd);
+	close(session);
 	return 0;
 }
 
 static int retrieve_point(int luo, unsigned long point)
 {
-	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
-	struct liveupdate_session_retrieve_fd rf = { .size = sizeof(rf), .token = TOKEN };
-	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
 	size_t size = plan[point] << 20, page = page_size(type);
 	double t0, t_ret, t_touch, t_fin, fresh, t_cold = 0;
 	long memtotal = proc_value("/proc/meminfo", "MemTotal");
-	char cold[48] = "";
+	char cold[48] = "", name[32];
+	int session, fd;
 	void *map;
 
 	if (warm) {
@@ -364,26 +356,28 @@ static int retrieve_point(int luo, unsigned long point)
 		       memtotal, cold);
 		return 0;
 	}
+	snprintf(name, sizeof(name), "bench-%lu", point);
 	trace_begin();
 	t0 = now();
-	snprintf((char *)rs.name, sizeof(rs.name), "bench-%lu", point);
-	if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs))
+	session = luo_retrieve_session(luo, name);
+	if (session < 0)
 		return fail("retrieve session bench-%lu", point);
-	if (ioctl(rs.fd, LIVEUPDATE_SESSION_RETRIEVE_FD, &rf))
+	fd = luo_session_retrieve_fd(session, TOKEN);
+	if (fd < 0)
 		return fail("retrieve the memfd of point %lu", point);
 	t_ret = now() - t0;
 	trace_end();
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, rf.fd, 0);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		return fail("mmap of the retrieved memfd");
 	t_touch = touch(map, size, page);
 	t0 = now();
-	if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
+	if (luo_session_finish(session))
 		return fail("finish bench-%lu", point);
 	t_fin = now() - t0;
 	munmap(map, size);
-	close(rf.fd);
-	close(rs.fd);
+	close(fd);
+	close(session);
 	fresh = touch_fresh(type);
 	printf("HLU: bench retrieve point=%lu mib=%lu pages=%zu memtotal_kb=%ld retrieve_ms=%.3f "
 	       "touch_ms=%.3f touch_fresh_us=%.3f finish_ms=%.3f%s\n", point, plan[point],
@@ -442,9 +436,7 @@ static int sweep(int stage)
 
 static int yield(int stage)
 {
-	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
-	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
-	int luo = luo_open(), fds[2], i;
+	int luo = luo_open(), fds[2], session, i;
 	double unused;
 
 	printf("HLU: bench yield stage=%d nr=%ld free=%ld\n", stage,
@@ -456,18 +448,13 @@ static int yield(int stage)
 		preserve_and_hold(luo, "bench-yield", fds, 2, &unused);
 	}
 	if (stage == 3) {
-		snprintf((char *)rs.name, sizeof(rs.name), "bench-yield");
-		if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs))
+		session = luo_retrieve_session(luo, "bench-yield");
+		if (session < 0)
 			return fail("retrieve session bench-yield");
-		for (i = 0; i < 2; i++) {
-			struct liveupdate_session_retrieve_fd rf = {
-				.size = sizeof(rf), .token = TOKEN + i,
-			};
-
-			if (ioctl(rs.fd, LIVEUPDATE_SESSION_RETRIEVE_FD, &rf))
+		for (i = 0; i < 2; i++)
+			if (luo_session_retrieve_fd(session, TOKEN + i) < 0)
 				return fail("retrieve file %d of bench-yield", i);
-		}
-		if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
+		if (luo_session_finish(session))
 			return fail("finish bench-yield");
 		printf("HLU: bench yield stage=%d after_retrieve=%ld\n", stage,
 		       sysfs_long(POOL_1G "nr_hugepages"));

@@ -13,17 +13,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/liveupdate.h>
 #include <linux/memfd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libliveupdate.h>
 
 #define SESSION		"hlu-demo"
 #define TOKEN_DATA	1
@@ -120,31 +119,24 @@ static uint64_t page_size(const char *type)
 
 static void preserve(int session, int fd, int token)
 {
-	struct liveupdate_session_preserve_fd arg = {
-		.size = sizeof(arg), .fd = fd, .token = token,
-	};
-
-	if (ioctl(session, LIVEUPDATE_SESSION_PRESERVE_FD, &arg) < 0)
+	if (luo_session_preserve_fd(session, fd, token))
 		die("LIVEUPDATE_SESSION_PRESERVE_FD");
 }
 
 static int retrieve(int session, int token)
 {
-	struct liveupdate_session_retrieve_fd arg = {
-		.size = sizeof(arg), .token = token,
-	};
+	int fd = luo_session_retrieve_fd(session, token);
 
-	if (ioctl(session, LIVEUPDATE_SESSION_RETRIEVE_FD, &arg) < 0)
+	if (fd < 0)
 		die("LIVEUPDATE_SESSION_RETRIEVE_FD");
-	return arg.fd;
+	return fd;
 }
 
 static void stage1(int luo)
 {
-	struct liveupdate_ioctl_create_session cs = { .size = sizeof(cs) };
 	char spec[64] = "2M:256", *colon;
 	struct demo_meta meta = { 0 };
-	int data, mfd;
+	int data, mfd, session;
 	uint64_t *p, i;
 	double t;
 
@@ -180,15 +172,15 @@ static void stage1(int luo)
 	if (mfd < 0 || write(mfd, &meta, sizeof(meta)) != sizeof(meta))
 		die("meta memfd");
 
-	snprintf((char *)cs.name, sizeof(cs.name), SESSION);
-	if (ioctl(luo, LIVEUPDATE_IOCTL_CREATE_SESSION, &cs) < 0)
+	session = luo_create_session(luo, SESSION);
+	if (session < 0)
 		die("LIVEUPDATE_IOCTL_CREATE_SESSION");
 	t = now();
-	preserve(cs.fd, data, TOKEN_DATA);
+	preserve(session, data, TOKEN_DATA);
 	printf("demo: preserved it (%llu pages of %s) in LUO session '%s' in %.3f s\n",
 	       (unsigned long long)(meta.size / page_size(meta.type)),
 	       !strcmp(meta.type, "shmem") ? "4 KiB" : meta.type, SESSION, now() - t);
-	preserve(cs.fd, mfd, TOKEN_META);
+	preserve(session, mfd, TOKEN_META);
 	print_pools("after preserve");
 	close(data);
 	close(mfd);
@@ -206,23 +198,21 @@ static void stage1(int luo)
 
 static void stage2(int luo)
 {
-	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
-	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
 	struct demo_meta meta;
 	uint64_t *p, i, bad = 0;
-	int data, mfd;
+	int data, mfd, session;
 	double t;
 
-	snprintf((char *)rs.name, sizeof(rs.name), SESSION);
-	if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs) < 0)
+	session = luo_retrieve_session(luo, SESSION);
+	if (session < 0)
 		die("LIVEUPDATE_IOCTL_RETRIEVE_SESSION");
-	mfd = retrieve(rs.fd, TOKEN_META);
+	mfd = retrieve(session, TOKEN_META);
 	if (pread(mfd, &meta, sizeof(meta), 0) != sizeof(meta))
 		die("read meta");
 	pool_type = meta.type;
 	print_pools("after boot (before retrieve)");
 	t = now();
-	data = retrieve(rs.fd, TOKEN_DATA);
+	data = retrieve(session, TOKEN_DATA);
 	printf("demo: retrieved the %s memfd in %.3f s\n", meta.type, now() - t);
 	print_pools("after retrieve");
 
@@ -242,12 +232,12 @@ static void stage2(int luo)
 	munmap(p, meta.size);
 
 	t = now();
-	if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin) < 0)
+	if (luo_session_finish(session))
 		die("LIVEUPDATE_SESSION_FINISH");
 	printf("demo: finished the session in %.3f s\n", now() - t);
 	close(data);
 	close(mfd);
-	close(rs.fd);
+	close(session);
 	print_pools("after close");
 }
 
@@ -260,9 +250,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s -s 1|2\n", argv[0]);
 		return 2;
 	}
-	luo = open("/dev/liveupdate", O_RDWR);
+	luo = luo_open_device();
 	if (luo < 0)
-		die("/dev/liveupdate (boot with liveupdate=on)");
+		die(LUO_DEVICE " (boot with liveupdate=on)");
 	if (!strcmp(argv[2], "1"))
 		stage1(luo);
 	else

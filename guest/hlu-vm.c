@@ -39,7 +39,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/liveupdate.h>
 #include <linux/magic.h>
 #include <linux/memfd.h>
 #include <poll.h>
@@ -49,7 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -57,6 +55,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libliveupdate.h>
 
 #define SESSION		"hlu-vm"
 #define TOKEN_RAM	1
@@ -740,32 +740,23 @@ static int ram_pfns(int fd, size_t size, uint64_t *hash)
 
 static int luo_session(void)
 {
-	struct liveupdate_ioctl_create_session cs = { .size = sizeof(cs) };
-
+	/* Not luo_open_device(): QEMU and kexec-load must not inherit it. */
 	if (luo_fd < 0)
 		luo_fd = open("/dev/liveupdate", O_RDWR | O_CLOEXEC);
 	if (luo_fd < 0)
 		return fail("/dev/liveupdate: %s", strerror(errno));
-	snprintf((char *)cs.name, sizeof(cs.name), SESSION);
-	if (ioctl(luo_fd, LIVEUPDATE_IOCTL_CREATE_SESSION, &cs))
-		return fail("create session %s: %s", SESSION, strerror(errno));
-	session_fd = cs.fd;
+	session_fd = luo_create_session(luo_fd, SESSION);
+	if (session_fd < 0)
+		return fail("create session %s: %s", SESSION, strerror(-session_fd));
 	return 0;
-}
-
-static int do_preserve(int fd, uint64_t token)
-{
-	struct liveupdate_session_preserve_fd pf = {
-		.size = sizeof(pf), .fd = fd, .token = token,
-	};
-
-	return ioctl(session_fd, LIVEUPDATE_SESSION_PRESERVE_FD, &pf);
 }
 
 static int preserve(int fd, uint64_t token, const char *what)
 {
-	if (do_preserve(fd, token))
-		return fail("preserve %s: %s", what, strerror(errno));
+	int ret = luo_session_preserve_fd(session_fd, fd, token);
+
+	if (ret)
+		return fail("preserve %s: %s", what, strerror(-ret));
 	return 0;
 }
 
@@ -855,7 +846,7 @@ static int hugetlbfs_file_refused(void)
 		return fail("a 2 MiB file on hugetlbfs: %s", strerror(errno));
 	if (!ram_check(fd, 0))
 		return fail("a hugetlbfs file passed for a memfd");
-	err = do_preserve(fd, TOKEN_RAM + 1) ? errno : 0;
+	err = -luo_session_preserve_fd(session_fd, fd, TOKEN_RAM + 1);
 	close(fd);
 	unlink("/tmp/hugetlbfs/ram");
 	umount("/tmp/hugetlbfs");
@@ -881,7 +872,7 @@ static int stage1_badfile(size_t size)
 		return fail("a tmpfs file passed for a memfd");
 	if (luo_session())
 		return 1;
-	err = do_preserve(ram, TOKEN_RAM) ? errno : 0;
+	err = -luo_session_preserve_fd(session_fd, ram, TOKEN_RAM);
 	if (err != ENOENT)
 		return fail("preserve of a tmpfs file: %s, not ENOENT",
 			    err ? strerror(err) : "preserved");
@@ -970,12 +961,12 @@ static int stage1(void)
 
 static int retrieve(int session, uint64_t token, const char *what)
 {
-	struct liveupdate_session_retrieve_fd rf = { .size = sizeof(rf), .token = token };
+	int fd = luo_session_retrieve_fd(session, token);
 
-	if (ioctl(session, LIVEUPDATE_SESSION_RETRIEVE_FD, &rf))
+	if (fd < 0)
 		return fail("retrieve %s (token %llu): %s", what, (unsigned long long)token,
-			    strerror(errno)), -1;
-	return rf.fd;
+			    strerror(-fd)), -1;
+	return fd;
 }
 
 /*
@@ -1009,14 +1000,12 @@ static int mark_image(int ram, int after)
 
 static int stage2(void)
 {
-	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
-	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
 	unsigned long counter = 0, sum = 0;
 	unsigned long long want_pfns = 0;
 	static char line[4096];
 	double t0 = now();
 	uint64_t pfns;
-	int ram, state;
+	int ram, state, ret;
 	struct stat st;
 	char *p;
 	FILE *f;
@@ -1031,11 +1020,11 @@ static int stage2(void)
 	luo_fd = open("/dev/liveupdate", O_RDWR | O_CLOEXEC);
 	if (luo_fd < 0)
 		return fail("/dev/liveupdate: %s", strerror(errno));
-	snprintf((char *)rs.name, sizeof(rs.name), SESSION);
-	if (ioctl(luo_fd, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs))
-		return fail("retrieve session " SESSION ": %s", strerror(errno));
-	ram = retrieve(rs.fd, TOKEN_RAM, "the VM's RAM");
-	state = retrieve(rs.fd, TOKEN_STATE, "the device state");
+	session_fd = luo_retrieve_session(luo_fd, SESSION);
+	if (session_fd < 0)
+		return fail("retrieve session " SESSION ": %s", strerror(-session_fd));
+	ram = retrieve(session_fd, TOKEN_RAM, "the VM's RAM");
+	state = retrieve(session_fd, TOKEN_STATE, "the device state");
 	if (ram < 0 || state < 0)
 		return 1;
 	say("RAM and device state retrieved from session " SESSION " in %.1f ms",
@@ -1052,8 +1041,9 @@ static int stage2(void)
 	if (mark_image(ram, 0) || vm_restore(ram, state, counter, sum, 0) || vm_quit() ||
 	    mark_image(ram, 1))
 		return 1;
-	if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
-		return fail("finish: %s", strerror(errno));
+	ret = luo_session_finish(session_fd);
+	if (ret)
+		return fail("finish: %s", strerror(-ret));
 	say("PASS: the VM went on running across the live update, its RAM in place");
 	return 0;
 }

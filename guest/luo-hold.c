@@ -20,18 +20,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/liveupdate.h>
 #include <linux/memfd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <libliveupdate.h>
 
 #define SESSION		"luo-hold"
 #define TOKEN		1
@@ -95,18 +94,16 @@ static int detach(int *report)
 /* /dev/liveupdate, or exit: only the holder process opens it. */
 static int luo_open(void)
 {
-	int luo = open("/dev/liveupdate", O_RDWR);
+	int luo = luo_open_device();
 
 	if (luo < 0)
-		exit(fail("/dev/liveupdate"));
+		exit(fail(LUO_DEVICE));
 	return luo;
 }
 
 static int preserve(size_t size)
 {
-	struct liveupdate_ioctl_create_session cs = { .size = sizeof(cs) };
-	struct liveupdate_session_preserve_fd pf = { .size = sizeof(pf) };
-	int luo, fd, report, ret;
+	int luo, fd, session, report, ret;
 	void *map;
 
 	ret = detach(&report);
@@ -121,12 +118,10 @@ static int preserve(size_t size)
 		exit(fail("mmap"));
 	walk(map, size, 0);
 	munmap(map, size);
-	snprintf((char *)cs.name, sizeof(cs.name), SESSION);
-	if (ioctl(luo, LIVEUPDATE_IOCTL_CREATE_SESSION, &cs))
+	session = luo_create_session(luo, SESSION);
+	if (session < 0)
 		exit(fail("create session"));
-	pf.fd = fd;
-	pf.token = TOKEN;
-	if (ioctl(cs.fd, LIVEUPDATE_SESSION_PRESERVE_FD, &pf))
+	if (luo_session_preserve_fd(session, fd, TOKEN))
 		exit(fail("preserve"));
 	printf("luo-hold: %zu MiB preserved in session %s\n", size >> 20, SESSION);
 	fflush(stdout);
@@ -138,10 +133,7 @@ static int preserve(size_t size)
 
 static int retrieve(size_t size, int hold)
 {
-	struct liveupdate_ioctl_retrieve_session rs = { .size = sizeof(rs) };
-	struct liveupdate_session_retrieve_fd rf = { .size = sizeof(rf) };
-	struct liveupdate_session_finish fin = { .size = sizeof(fin) };
-	int luo, report, ret, sig;
+	int luo, session, fd, report, ret, sig;
 	FILE *f = NULL;
 	sigset_t set;
 	long bad;
@@ -156,13 +148,13 @@ static int retrieve(size_t size, int hold)
 			return ret;
 	}
 	luo = luo_open();
-	snprintf((char *)rs.name, sizeof(rs.name), SESSION);
-	if (ioctl(luo, LIVEUPDATE_IOCTL_RETRIEVE_SESSION, &rs))
+	session = luo_retrieve_session(luo, SESSION);
+	if (session < 0)
 		exit(fail("retrieve session"));
-	rf.token = TOKEN;
-	if (ioctl(rs.fd, LIVEUPDATE_SESSION_RETRIEVE_FD, &rf))
+	fd = luo_session_retrieve_fd(session, TOKEN);
+	if (fd < 0)
 		exit(fail("retrieve"));
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, rf.fd, 0);
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		exit(fail("mmap"));
 	bad = walk(map, size, 1);
@@ -172,8 +164,8 @@ static int retrieve(size_t size, int hold)
 	}
 	if (!hold) {
 		munmap(map, size);
-		close(rf.fd);
-		if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
+		close(fd);
+		if (luo_session_finish(session))
 			return fail("finish");
 		printf("luo-hold: %zu MiB retrieved, checked and finished\n", size >> 20);
 		return 0;
@@ -191,11 +183,11 @@ static int retrieve(size_t size, int hold)
 	sigwait(&set, &sig);
 	bad = walk(map, size, 1);
 	munmap(map, size);
-	close(rf.fd);
+	close(fd);
 	f = fopen(RESULT, "w");
 	if (bad)
 		fprintf(f, "%ld words differ at finish\n", bad);
-	else if (ioctl(rs.fd, LIVEUPDATE_SESSION_FINISH, &fin))
+	else if (luo_session_finish(session))
 		fprintf(f, "finish: %s\n", strerror(errno));
 	else
 		fprintf(f, "ok\n");

@@ -38,9 +38,14 @@ install -m 755 "$TOP/guest/upstream-mm.sh" "$out/bin/upstream_mm"
 # What those scripts need of procps and psmisc, which busybox lacks.
 install -m 755 "$TOP/guest/pgrep.sh" "$out/bin/pgrep"
 install -m 755 "$TOP/guest/killall.sh" "$out/bin/killall"
+# The guest programs use the LUO selftests' client library (lib/lu_utils.c).
+# It is built once, with the selftests' own warnings: under -Wextra it has a
+# -Wsign-compare warning (luo_ensure_nofile_limit()), so no -Werror for it.
+gcc -O2 -Wall -isystem "$inc" -I"$sdir/lib/include" -c -o "$out/obj/lu_utils.o" \
+	"$sdir/lib/lu_utils.c"
 for c in "$TOP"/guest/*.c; do
-	gcc -static -O2 -Wall -Wextra -Werror -isystem "$inc" \
-		-o "$out/bin/$(basename "$c" .c)" "$c"
+	gcc -static -O2 -Wall -Wextra -Werror -isystem "$inc" -I"$sdir/lib/include" \
+		-o "$out/bin/$(basename "$c" .c)" "$c" "$out/obj/lu_utils.o"
 done
 # The nested-VM tests: hlu-vm takes the test from the name it runs by.
 for t in 2m 1g shmem badfile kexecfail; do
