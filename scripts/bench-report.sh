@@ -1,7 +1,7 @@
 #!/bin/bash
 # The report of make bench, from the CSV files scripts/bench.sh wrote:
 # bench.md (tables, fit, extrapolation, yield, targets), the PNG plots,
-# the README's bench section, and the targets as PASS/MISS lines.
+# and the targets as PASS/MISS lines.
 # Usage: bench-report.sh RESULTS_DIR REPS [PAIR_MIB]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -238,27 +238,6 @@ plot bench-costs.png "set logscale xy; set xlabel 'memfd size (MiB)'; set ylabel
 plot bench-blackout.png "set logscale x; set xlabel 'memfd size (MiB; 32 = nothing preserved)'; set ylabel 's (median, host clock)';
 	set yrange [0:*]; set title 'kexec blackout, reboot() to the next userspace, $day';
 	plot for [t in '1G 2M shmem'] '$summary' every ::1 using (strcol(1) eq t ? (\$2 > 0 ? \$2 : 32) : 1/0):17:18:19 with yerrorlines title t"
-
-# The README's bench section.
-readme=$TOP/README.md
-if grep -q '<!-- bench:begin -->' "$readme" && grep -q '<!-- bench:end -->' "$readme"; then
-	awk -v md="$md" '
-		/<!-- bench:begin -->/ { print; print ""
-			while ((getline l < md) > 0) {
-				if (l ~ /^# /) {
-					sub(/^# make bench: /, "", l)
-					print "Latest run: " l " (`bench/results/bench.md`)."
-					print ""
-					print "![preserve and retrieve](bench/results/bench-costs.png)"
-					print "![kexec blackout](bench/results/bench-blackout.png)"
-				} else
-					print (l ~ /^## / ? "#" l : l)
-			}
-			skip = 1; next }
-		/<!-- bench:end -->/ { print ""; skip = 0 }
-		!skip' "$readme" > "$readme.tmp"
-	mv "$readme.tmp" "$readme"
-fi
 
 cat "$targets"
 echo "bench: results in ${out#"$TOP"/}/ (bench.md, bench.csv, summary.csv, fit.csv, yield.csv, PNG plots); logs in ${LOGS#"$TOP"/}/bench/"
