@@ -315,6 +315,18 @@ static double touch_fresh(const char *t)
 	return secs;
 }
 
+/* The session @name and its memfd: 0, or 1 after saying why not. */
+static int retrieve_file(int luo, const char *name, int *session, int *fd)
+{
+	*session = luo_retrieve_session(luo, name);
+	if (*session < 0)
+		return fail("retrieve session %s", name);
+	*fd = luo_session_retrieve_fd(*session, TOKEN);
+	if (*fd < 0)
+		return fail("retrieve the memfd of session %s", name);
+	return 0;
+}
+
 /* Retrieve and finish the warm-up file of @point (hlu.bench_warm=N). */
 static int retrieve_warm_up(int luo, unsigned long point)
 {
@@ -322,12 +334,8 @@ static int retrieve_warm_up(int luo, unsigned long point)
 	int session, fd;
 
 	snprintf(name, sizeof(name), "warm-%lu", point);
-	session = luo_retrieve_session(luo, name);
-	if (session < 0)
-		return fail("retrieve session warm-%lu", point);
-	fd = luo_session_retrieve_fd(session, TOKEN);
-	if (fd < 0)
-		return fail("retrieve the warm-up memfd of point %lu", point);
+	if (retrieve_file(luo, name, &session, &fd))
+		return 1;
 	if (luo_session_finish(session))
 		return fail("finish warm-%lu", point);
 	close(fd);
@@ -359,12 +367,8 @@ static int retrieve_point(int luo, unsigned long point)
 	snprintf(name, sizeof(name), "bench-%lu", point);
 	trace_begin();
 	t0 = now();
-	session = luo_retrieve_session(luo, name);
-	if (session < 0)
-		return fail("retrieve session bench-%lu", point);
-	fd = luo_session_retrieve_fd(session, TOKEN);
-	if (fd < 0)
-		return fail("retrieve the memfd of point %lu", point);
+	if (retrieve_file(luo, name, &session, &fd))
+		return 1;
 	t_ret = now() - t0;
 	trace_end();
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
