@@ -1,0 +1,1 @@
+nodone.log prog_a:1 prog_b:2

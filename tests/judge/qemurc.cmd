@@ -1,0 +1,1 @@
+qemurc.log prog_a:1 prog_b:2
