@@ -117,7 +117,7 @@ not_ok_line() {
 	awk -v p="$1" '
 		index($0, "HLU: run stage=") && index($0, " prog=" p) { on = $0 ~ (" prog=" p "$") }
 		index($0, "HLU: result stage=") { on = 0 }
-		on && /(^|\] )(# *)*not ok / { sub(/^\[host *[0-9.]*\] /, ""); print; exit }' "$log"
+		on && /(^|\] )[# ]*not ok / { sub(/^\[host *[0-9.]*\] /, ""); print; exit }' "$log"
 }
 
 # Why stage $2 of PROG failed, in its own words: its "Bail out!" line
@@ -131,7 +131,7 @@ fail_message() {
 		!on || t ~ /^\[ *[0-9]+\.[0-9]+\]/ || index(t, "HLU:") { next }
 		{ last = t }
 		/Bail out! / { bail = t }
-		t ~ /^(# *)*not ok / && notok == "" { notok = t }
+		t ~ /^[# ]*not ok / && notok == "" { notok = t }
 		END { print bail != "" ? bail : notok != "" ? notok : last }' "$log"
 }
 

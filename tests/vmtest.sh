@@ -10,15 +10,17 @@
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
-mem=2G stage_timeout=120 kargs="" qargs="" skips=/dev/null expect=""
+# -t, -s and -e go on to the judge as they are.
+mem=2G stage_timeout=120 kargs="" qargs="" judge=()
 while getopts "m:t:a:q:s:e:" o; do
 	case $o in
 	m) mem=$OPTARG ;;
-	t) stage_timeout=$OPTARG ;;
 	a) kargs=$OPTARG ;;
 	q) qargs=$OPTARG ;;
-	s) skips=$OPTARG ;;
-	e) expect=$OPTARG ;;
+	t | s | e)
+		judge+=("-$o" "$OPTARG")
+		[ "$o" != t ] || stage_timeout=$OPTARG
+		;;
 	*) exit 2 ;;
 	esac
 done
@@ -63,4 +65,4 @@ set -e
 wall=$(perl -MTime::HiRes=time -e "printf '%.1f', time - $start")
 echo "[host] qemu exit $rc after ${wall}s" >> "$log"
 
-exec "$(dirname "$0")/judge.sh" -t "$stage_timeout" -s "$skips" -e "$expect" "$log" "${progs[@]}"
+exec "$(dirname "$0")/judge.sh" "${judge[@]}" "$log" "${progs[@]}"

@@ -1,0 +1,1 @@
+indent.log prog_a:1 prog_b:2
