@@ -13,6 +13,7 @@
 # FROM       "-", or a kernel whose build a first build of this one copies
 #            (a config that differs in a few options: kbuild recompiles
 #            only what they touch), and which make kernel-NAME builds first
+#            when it has no build yet
 # MEM        guest memory in GiB (a boot may ask for more)
 # TIMEOUT    seconds per stage (the boot's limit is stages times this)
 # FRAGMENTS  files under config/, comma-separated, merged in order on top

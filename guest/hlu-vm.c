@@ -742,9 +742,9 @@ static int luo_session(void)
 {
 	/* Not luo_open_device(): QEMU and kexec-load must not inherit it. */
 	if (luo_fd < 0)
-		luo_fd = open("/dev/liveupdate", O_RDWR | O_CLOEXEC);
+		luo_fd = open(LUO_DEVICE, O_RDWR | O_CLOEXEC);
 	if (luo_fd < 0)
-		return fail("/dev/liveupdate: %s", strerror(errno));
+		return fail(LUO_DEVICE ": %s", strerror(errno));
 	session_fd = luo_create_session(luo_fd, SESSION);
 	if (session_fd < 0)
 		return fail("create session %s: %s", SESSION, strerror(-session_fd));

@@ -3,7 +3,7 @@
 # out of tree with ccache.
 # Usage: build-kernel.sh KERNEL
 #   a kernel of config/kernels.sh (make kernel-KERNEL): its fragments, from
-#   a copy of its FROM kernel's build, which is built first; then
+#   a copy of its FROM kernel's build (built first if there is none); then
 #   build/bzImage-KERNEL links to its image.
 # Usage: build-kernel.sh [-f FROM] NAME FRAGMENT...
 #   any other config (check-series.sh): NAME is the output dir name
@@ -28,8 +28,10 @@ link="" target=bzImage
 if [ $# -eq 0 ]; then
 	kernel_load "$name" || exit 1
 	if [ "${K_FROM[$name]}" != - ]; then
-		"$0" "${K_FROM[$name]}"
 		from=$(kbuild_dir "${K_FROM[$name]}")
+		# The copy needs a build of FROM, not an up-to-date one: kbuild
+		# remakes what changed since (make test builds FROM just before).
+		[ -f "$from/.hlu-config" ] || "$0" "${K_FROM[$name]}"
 	fi
 	mapfile -t frags < <(kernel_fragments "$name")
 	set -- "${frags[@]}"

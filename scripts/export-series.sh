@@ -15,7 +15,7 @@ n=$(git -C "$src" rev-list --count pristine..HEAD)
 [ "$n" -gt 0 ] || die "no commits on top of pristine in $src"
 # Edits not committed would not be exported, and the stamp would say the
 # tree matches patches/.
-dirty=$(git -C "$src" status --porcelain | wc -l)
+dirty=$(tree_changes "$src")
 [ "$dirty" -eq 0 ] ||
 	die "$src has $dirty changed or new file(s) not committed: commit them (or stash them) first"
 
@@ -30,12 +30,16 @@ for p in "$TOP"/patches/[0-9]*.patch; do
 	basename "$p"
 done > "$TOP/patches/series"
 
-# Fill in format-patch's placeholders.
-python3 - "$TOP/patches/0000-cover-letter.patch" "$cover" <<'EOF'
-import sys
-letter, cover = sys.argv[1], sys.argv[2]
+# Fill in format-patch's placeholders, and date the letter as the last
+# commit (format-patch dates it now): an unchanged tree exports the same
+# files.
+python3 - "$TOP/patches/0000-cover-letter.patch" "$cover" \
+	"$(git -C "$src" log -1 --format=%cD)" <<'EOF'
+import re, sys
+letter, cover, date = sys.argv[1], sys.argv[2], sys.argv[3]
 subject, _, blurb = open(cover).read().partition('\n')
 s = open(letter).read()
+s = re.sub(r'^Date: .*$', 'Date: ' + date, s, count=1, flags=re.M)
 s = s.replace('*** SUBJECT HERE ***', subject.strip(), 1)
 s = s.replace('*** BLURB HERE ***', blurb.strip('\n'), 1)
 open(letter, 'w').write(s)

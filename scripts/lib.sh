@@ -49,6 +49,11 @@ series_hash() {
 	done | sha256sum
 }
 
+# How many files of git tree $1 differ from its HEAD or are new.
+tree_changes() {
+	git -C "$1" status --porcelain | wc -l
+}
+
 # The stages of a boot that runs PROG:N... (programs and their stage
 # counts): the largest N.  tests/vmtest.sh passes it to guest/init.sh as
 # hlu.stages.

@@ -31,7 +31,7 @@ mapfile -t series < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/patches/series" || tru
 want=$(series_hash)
 head=$(git_t rev-parse HEAD)
 stamp=$(cat "$SERIES_STAMP" 2>/dev/null || true)
-dirty=$(git_t status --porcelain | wc -l)
+dirty=$(tree_changes "$TREE")
 [ "$stamp" = "$want $head" ] && [ "$dirty" -eq 0 ] && exit 0
 
 # Applying the series resets the tree: work done in it and not exported to
@@ -46,7 +46,7 @@ if [ -n "$stamp" ] && [ -z "${HLU_DISCARD_TREE:-}" ] &&
 		what="${what}commits that are not in patches/"
 	fi
 	die "$TREE holds kernel work not in patches/: $what.
-  To keep it: commit it in $TREE, then run scripts/export-series.sh.
+  To keep it: commit it in $TREE, then run make export (scripts/export-series.sh).
   To drop it: run the same command again with HLU_DISCARD_TREE=1.
   (docs/testing.md, \"Changing the series\")"
 fi

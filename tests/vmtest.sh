@@ -6,7 +6,8 @@
 # Usage: vmtest.sh [-m MEM] [-t STAGE_TIMEOUT] [-a KERNEL_ARGS] [-q QEMU_ARGS]
 #                  [-s SKIPS] [-e EXPECT] BZIMAGE INITRD LOG PROG:N...
 # Prints what tests/judge.sh prints: one line per program, "PROG
-# pass|fail|skip REASON", and notes ("# ...").  -s and -e are the judge's.
+# pass|fail|skip REASON", and notes ("# ...").  -t, -s and -e are the
+# judge's too.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
